@@ -1,0 +1,3 @@
+from expert_gui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,485 @@
+"""A collection: documents, people (candidate experts) and the links between them.
+
+Documents are kept as token ids in one flat array with offsets (`tokens[doc_offsets[i]:
+doc_offsets[i+1]]`), in the smallest unsigned type the vocabulary allows; their raw text lives in a
+byte store beside it, so a large collection is never held as Python strings. `CollectionBuilder`
+streams records in from any format reader and reports every problem with its file and line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from array import array
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from expert_gui.core.text import TextSettings, Tokenizer, Vocabulary
+
+# Kinds of problem a load can report. None of them stops the load; each is listed for the user.
+PROBLEM_KINDS = {
+    "unknown-document": "association to a document that does not exist",
+    "no-people": "document without any person",
+    "duplicate-id": "document id seen before (the later one is ignored)",
+    "duplicate-association": "the same document-person link given twice",
+    "empty-document": "document with no words left after text processing",
+    "invalid-utf8": "bytes that are not valid UTF-8 (replaced by U+FFFD)",
+    "malformed-record": "a record that could not be read (skipped)",
+    "unknown-person": "person named in the people file without any document",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: str
+    file: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class LoadReport:
+    """What a load found: counts and every problem, with its file and line."""
+
+    format: str = ""
+    files: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, kind: str, file: str | Path, line: int | None, message: str) -> None:
+        self.problems.append(Problem(kind, str(file), line, message))
+
+    def problem_counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for p in self.problems:
+            out[p.kind] = out.get(p.kind, 0) + 1
+        return out
+
+    def summary(self) -> str:
+        lines = [f"format: {self.format}"]
+        lines += [f"{k}: {v:,}" for k, v in self.counts.items()]
+        for kind, n in sorted(self.problem_counts().items()):
+            lines.append(f"{n:,} × {PROBLEM_KINDS.get(kind, kind)}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {
+            "format": self.format,
+            "files": self.files,
+            "counts": self.counts,
+            "problems": [asdict(p) for p in self.problems],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> LoadReport:
+        return cls(d["format"], d["files"], d["counts"], [Problem(**p) for p in d["problems"]])
+
+
+@dataclass(frozen=True)
+class CollectionStats:
+    """The paper's Table 1 for one collection."""
+
+    documents: int
+    average_document_length: float
+    people_with_documents: int
+    associations: int
+    documents_with_people: int
+    associations_per_document_mean: float
+    associations_per_document_sd: float
+    associations_per_person_mean: float
+    associations_per_person_sd: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Collection:
+    """Documents as token ids, people, and document-person associations (CSR, doc -> people)."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        doc_ids: list[str],
+        person_ids: list[str],
+        person_names: list[str],
+        assoc_indptr: np.ndarray,
+        assoc_people: np.ndarray,
+        tokens: np.ndarray,
+        doc_offsets: np.ndarray,
+        vocab: Vocabulary,
+        settings: TextSettings,
+        text_bytes: np.ndarray,
+        text_offsets: np.ndarray,
+        report: LoadReport,
+        fingerprint: str = "",
+        source: str = "",
+    ):
+        self.name = name
+        self.doc_ids = doc_ids
+        self.person_ids = person_ids
+        self.person_names = person_names
+        self.assoc_indptr = assoc_indptr
+        self.assoc_people = assoc_people
+        self.tokens = tokens
+        self.doc_offsets = doc_offsets
+        self.vocab = vocab
+        self.settings = settings
+        self.text_bytes = text_bytes
+        self.text_offsets = text_offsets
+        self.report = report
+        self.fingerprint = fingerprint
+        self.source = source
+        self._doc_index: dict[str, int] | None = None
+        self._person_index: dict[str, int] | None = None
+        self._person_docs: tuple[np.ndarray, np.ndarray] | None = None
+
+    # -- sizes and look-ups -------------------------------------------------------------------
+    @property
+    def n_documents(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def n_people(self) -> int:
+        return len(self.person_ids)
+
+    @property
+    def doc_index(self) -> dict[str, int]:
+        if self._doc_index is None:
+            self._doc_index = {d: i for i, d in enumerate(self.doc_ids)}
+        return self._doc_index
+
+    @property
+    def person_index(self) -> dict[str, int]:
+        if self._person_index is None:
+            self._person_index = {p: i for i, p in enumerate(self.person_ids)}
+        return self._person_index
+
+    @property
+    def doc_lengths(self) -> np.ndarray:
+        return np.diff(self.doc_offsets)
+
+    def doc_tokens(self, i: int) -> np.ndarray:
+        return self.tokens[self.doc_offsets[i] : self.doc_offsets[i + 1]]
+
+    def text(self, i: int) -> str:
+        """The raw text of document i, as it was read."""
+        raw = self.text_bytes[self.text_offsets[i] : self.text_offsets[i + 1]]
+        return bytes(raw).decode("utf-8")
+
+    def people_of(self, i: int) -> np.ndarray:
+        """Person indices associated with document i (sorted, unique)."""
+        return self.assoc_people[self.assoc_indptr[i] : self.assoc_indptr[i + 1]]
+
+    def documents_of(self, person: int) -> np.ndarray:
+        """Document indices associated with a person (sorted)."""
+        if self._person_docs is None:
+            n_links = np.diff(self.assoc_indptr)
+            docs = np.repeat(np.arange(self.n_documents, dtype=np.int64), n_links)
+            order = np.argsort(self.assoc_people, kind="stable")
+            indptr = np.zeros(self.n_people + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.assoc_people, minlength=self.n_people), out=indptr[1:])
+            self._person_docs = (indptr, docs[order])
+        indptr, docs = self._person_docs
+        return docs[indptr[person] : indptr[person + 1]]
+
+    def association_matrix(self):
+        """Documents x people as a scipy CSR matrix of ones."""
+        from scipy.sparse import csr_matrix
+
+        data = np.ones(len(self.assoc_people), dtype=np.float64)
+        return csr_matrix(
+            (data, self.assoc_people, self.assoc_indptr), shape=(self.n_documents, self.n_people)
+        )
+
+    def stats(self) -> CollectionStats:
+        """Table 1 of the paper. Lengths are in tokens after text processing."""
+        per_doc = np.diff(self.assoc_indptr)
+        with_people = per_doc[per_doc > 0]
+        per_person = np.bincount(self.assoc_people, minlength=self.n_people)
+        per_person = per_person[per_person > 0]
+        lengths = self.doc_lengths
+        return CollectionStats(
+            documents=self.n_documents,
+            average_document_length=float(lengths.mean()) if len(lengths) else 0.0,
+            people_with_documents=int(len(per_person)),
+            associations=int(len(self.assoc_people)),
+            documents_with_people=int(len(with_people)),
+            associations_per_document_mean=_mean(with_people),
+            associations_per_document_sd=_sd(with_people),
+            associations_per_person_mean=_mean(per_person),
+            associations_per_person_sd=_sd(per_person),
+        )
+
+    # -- persistence (the on-disk cache) --------------------------------------------------------
+    _ARRAYS = ("assoc_indptr", "assoc_people", "tokens", "doc_offsets", "text_bytes", "text_offsets")
+
+    def save(self, folder: str | Path) -> None:
+        """Write the collection to a folder: .npy arrays and one JSON file, no pickle.
+
+        The folder is written under a temporary name and renamed, so a crash leaves either the
+        old cache or none.
+        """
+        folder = Path(folder)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+        for name in self._ARRAYS:
+            np.save(tmp / f"{name}.npy", np.asarray(getattr(self, name)), allow_pickle=False)
+        np.save(tmp / "vocab_counts.npy", self.vocab.counts, allow_pickle=False)
+        meta = {
+            "name": self.name,
+            "source": self.source,
+            "fingerprint": self.fingerprint,
+            "doc_ids": self.doc_ids,
+            "person_ids": self.person_ids,
+            "person_names": self.person_names,
+            "vocab": self.vocab.words,
+            "settings": self.settings.to_dict(),
+            "report": self.report.to_dict(),
+        }
+        (tmp / "collection.json").write_text(json.dumps(meta), encoding="utf-8")
+        if folder.exists():
+            old = folder.with_name(folder.name + ".old")
+            os.replace(folder, old)
+            os.replace(tmp, folder)
+            _rmtree(old)
+        else:
+            os.replace(tmp, folder)
+
+    @classmethod
+    def load(cls, folder: str | Path) -> Collection:
+        """Read a folder written by `save`; arrays are memory-mapped, so this is near instant."""
+        folder = Path(folder)
+        meta = json.loads((folder / "collection.json").read_text(encoding="utf-8"))
+        arrays = {
+            name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+            for name in cls._ARRAYS
+        }
+        counts = np.load(folder / "vocab_counts.npy", allow_pickle=False)
+        return cls(
+            name=meta["name"],
+            doc_ids=meta["doc_ids"],
+            person_ids=meta["person_ids"],
+            person_names=meta["person_names"],
+            vocab=Vocabulary(meta["vocab"], counts),
+            settings=TextSettings.from_dict(meta["settings"]),
+            report=LoadReport.from_dict(meta["report"]),
+            fingerprint=meta["fingerprint"],
+            source=meta["source"],
+            **arrays,
+        )
+
+    @classmethod
+    def from_records(
+        cls,
+        documents: Iterable[tuple[str, str]],
+        associations: Iterable[tuple[str, str]],
+        people: dict[str, str] | None = None,
+        settings: TextSettings = TextSettings(),
+        name: str = "collection",
+    ) -> Collection:
+        """Build a collection in memory from (doc_id, text) and (doc_id, person_id) pairs."""
+        b = CollectionBuilder(settings, name=name)
+        for doc_id, text in documents:
+            b.add_document(doc_id, text, "<memory>", None)
+        for doc_id, person_id in associations:
+            b.add_association(doc_id, person_id, "<memory>", None)
+        for person_id, display in (people or {}).items():
+            b.add_person(person_id, display, "<memory>", None)
+        return b.build()
+
+
+class CollectionBuilder:
+    """Streams records from a format reader into a Collection.
+
+    Documents are tokenized as they arrive into provisional word ids; the vocabulary cut and the
+    re-mapping to final ids happen once at the end. Raw text goes to a byte buffer (a file when
+    `spill_dir` is given), so each text is held in memory once, while it is tokenized.
+    """
+
+    def __init__(self, settings: TextSettings = TextSettings(), *, name: str = "collection",
+                 report: LoadReport | None = None, spill_dir: str | Path | None = None):
+        self.settings = settings
+        self.name = name
+        self.report = report or LoadReport()
+        self.tokenizer = Tokenizer(settings)
+        self._word_ids: dict[str, int] = {}
+        self._words: list[str] = []
+        self._counts = array("q")
+        self._tokens = array("I")
+        self._doc_offsets = array("q", [0])
+        self._doc_ids: list[str] = []
+        self._doc_index: dict[str, int] = {}
+        self._doc_where: list[tuple[str, int | None]] = []
+        self._assoc: list[tuple[str, str, str, int | None]] = []
+        self._people: dict[str, str] = {}
+        self._people_where: dict[str, tuple[str, int | None]] = {}
+        self._text_offsets = array("q", [0])
+        self._text_size = 0
+        if spill_dir is not None:
+            fd, self._text_path = tempfile.mkstemp(suffix=".texts", dir=spill_dir)
+            self._text_out = os.fdopen(fd, "wb")
+        else:
+            self._text_path = None
+            self._text_out = None
+            self._text_chunks: list[bytes] = []
+
+    @property
+    def n_documents(self) -> int:
+        return len(self._doc_ids)
+
+    def add_document(self, doc_id: str, text: str, file: str | Path, line: int | None,
+                     people: Iterable[str] = ()) -> None:
+        """One document; `people` are associations given inline (e.g. a JSONL "people" field)."""
+        if doc_id in self._doc_index:
+            first_file, first_line = self._doc_where[self._doc_index[doc_id]]
+            where = f"{first_file}:{first_line}" if first_line is not None else first_file
+            self.report.add("duplicate-id", file, line,
+                            f"document id {doc_id!r} already seen at {where}; this one is ignored")
+            return
+        self._doc_index[doc_id] = len(self._doc_ids)
+        self._doc_ids.append(doc_id)
+        self._doc_where.append((str(file), line))
+        ids = self._word_ids
+        tokens = self._tokens
+        counts = self._counts
+        n_before = len(tokens)
+        for w in self.tokenizer.words(text):
+            i = ids.get(w)
+            if i is None:
+                i = ids[w] = len(self._words)
+                self._words.append(w)
+                counts.append(0)
+            counts[i] += 1
+            tokens.append(i)
+        self._doc_offsets.append(len(tokens))
+        if len(tokens) == n_before:
+            self.report.add("empty-document", file, line,
+                            f"document {doc_id!r} has no words left after text processing")
+        raw = text.encode("utf-8", errors="replace")
+        if self._text_out is not None:
+            self._text_out.write(raw)
+        else:
+            self._text_chunks.append(raw)
+        self._text_size += len(raw)
+        self._text_offsets.append(self._text_size)
+        for person in people:
+            self.add_association(doc_id, person, file, line)
+
+    def add_association(self, doc_id: str, person_id: str, file: str | Path,
+                        line: int | None) -> None:
+        self._assoc.append((doc_id, person_id, str(file), line))
+
+    def add_person(self, person_id: str, display_name: str, file: str | Path,
+                   line: int | None) -> None:
+        self._people[person_id] = display_name or person_id
+        self._people_where[person_id] = (str(file), line)
+
+    def build(self, *, fingerprint: str = "", source: str = "") -> Collection:
+        """Resolve associations, cut the vocabulary, and return the collection."""
+        people_order: dict[str, int] = {}
+        links: set[tuple[int, int]] = set()
+        for doc_id, person_id, file, line in self._assoc:
+            d = self._doc_index.get(doc_id)
+            if d is None:
+                self.report.add("unknown-document", file, line,
+                                f"association of {person_id!r} to unknown document {doc_id!r}")
+                continue
+            p = people_order.setdefault(person_id, len(people_order))
+            if (d, p) in links:
+                self.report.add("duplicate-association", file, line,
+                                f"{doc_id!r} - {person_id!r} given twice")
+                continue
+            links.add((d, p))
+        for person_id, (file, line) in self._people_where.items():
+            if person_id not in people_order:
+                self.report.add("unknown-person", file, line,
+                                f"person {person_id!r} has no document; not a candidate")
+        # Candidates are the people with at least one document, sorted by id for stable indices.
+        ordered = sorted(people_order, key=str)
+        new_index = {pid: i for i, pid in enumerate(ordered)}
+        old_to_new = np.empty(len(people_order), dtype=np.int32)
+        for pid, old in people_order.items():
+            old_to_new[old] = new_index[pid]
+        n_docs = len(self._doc_ids)
+        if links:
+            pairs = np.array(sorted(links), dtype=np.int64)
+            doc_col = pairs[:, 0]
+            person_col = old_to_new[pairs[:, 1]]
+            order = np.lexsort((person_col, doc_col))
+            doc_col, person_col = doc_col[order], person_col[order]
+        else:
+            doc_col = np.zeros(0, dtype=np.int64)
+            person_col = np.zeros(0, dtype=np.int32)
+        indptr = np.zeros(n_docs + 1, dtype=np.int64)
+        np.cumsum(np.bincount(doc_col, minlength=n_docs), out=indptr[1:])
+        for d in np.flatnonzero(np.diff(indptr) == 0):
+            file, line = self._doc_where[d]
+            self.report.add("no-people", file, line,
+                            f"document {self._doc_ids[d]!r} has no person; it is not trained on")
+
+        vocab, remap = Vocabulary.from_counts(self._words, np.frombuffer(self._counts, np.int64),
+                                              self.settings)
+        provisional = np.frombuffer(self._tokens, dtype=np.uint32).astype(np.int64)
+        final = remap[provisional] if len(provisional) else provisional
+        keep = final >= 0
+        offsets = np.frombuffer(self._doc_offsets, dtype=np.int64)
+        kept_before = np.concatenate([[0], np.cumsum(keep)])
+        doc_offsets = kept_before[offsets].astype(np.int64)
+        tokens = final[keep].astype(vocab.dtype)
+
+        text_offsets = np.frombuffer(self._text_offsets, dtype=np.int64).copy()
+        if self._text_out is not None:
+            self._text_out.close()
+            text_bytes = (np.memmap(self._text_path, dtype=np.uint8, mode="r")
+                          if self._text_size else np.zeros(0, np.uint8))
+        else:
+            text_bytes = np.frombuffer(b"".join(self._text_chunks), dtype=np.uint8)
+            self._text_chunks = []
+
+        self.report.counts.update({
+            "documents": n_docs,
+            "people": len(ordered),
+            "associations": int(len(doc_col)),
+            "vocabulary": len(vocab),
+            "tokens": int(len(tokens)),
+        })
+        return Collection(
+            name=self.name,
+            doc_ids=self._doc_ids,
+            person_ids=ordered,
+            person_names=[self._people.get(pid, pid) for pid in ordered],
+            assoc_indptr=indptr,
+            assoc_people=person_col.astype(np.int32),
+            tokens=tokens,
+            doc_offsets=doc_offsets,
+            vocab=vocab,
+            settings=self.settings,
+            text_bytes=text_bytes,
+            text_offsets=text_offsets,
+            report=self.report,
+            fingerprint=fingerprint,
+            source=source,
+        )
+
+
+def _mean(x: np.ndarray) -> float:
+    return float(np.mean(x)) if len(x) else 0.0
+
+
+def _sd(x: np.ndarray) -> float:
+    return float(np.std(x)) if len(x) else 0.0
+
+
+def _rmtree(path: Path) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=True)

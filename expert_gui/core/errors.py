@@ -1,0 +1,48 @@
+"""The project's typed errors: the only exceptions bad input may raise.
+
+Each names the file (and line, where there is one) and says what was expected, so the CLI and
+the GUI can show it to the user as it is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ExpertGuiError(Exception):
+    """Base of every error the user can cause with bad input or settings."""
+
+
+class InputFileError(ExpertGuiError):
+    """A file that cannot be read as what it should be."""
+
+    def __init__(self, path: str | Path, line: int | None, message: str):
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+class CollectionError(InputFileError):
+    """A collection file that cannot be parsed at all (malformed beyond a per-record problem)."""
+
+
+class TopicsError(InputFileError):
+    """A topics, qrels or run file that cannot be parsed."""
+
+
+class ModelFileError(InputFileError):
+    """A model folder that is missing, truncated, tampered with or of a newer format."""
+
+
+class EmbeddingsFileError(InputFileError):
+    """A pretrained word-vector file that cannot be parsed."""
+
+
+class QueryError(ExpertGuiError):
+    """A query that cannot be answered (for example, an unknown person id)."""
+
+
+class TrainingError(ExpertGuiError):
+    """Training stopped for a reason the user must see (for example, a non-finite loss)."""

@@ -1,0 +1,83 @@
+"""The one interface every ranker answers: `rank(query) -> Ranking`.
+
+The log-linear model, Model 1/2 with either smoothing, TF-IDF, LSI and the ensembles all return a
+`Ranking`, so the CLI, the comparison panel and the evaluation loop treat them alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """People ranked for one query, best first.
+
+    `people` are indices into `person_ids` (the ranker's candidates), `scores` their scores in
+    the same order (descending; ties broken by person index). `probabilities` is set by rankers
+    that produce a distribution over all candidates (the log-linear model): P(c|q) indexed by
+    person, not by rank. A query none of whose words the ranker knows has `no_known_words` set
+    and an empty ranking.
+    """
+
+    query: str
+    method: str
+    person_ids: Sequence[str]
+    people: np.ndarray
+    scores: np.ndarray
+    known_words: tuple[str, ...] = ()
+    unknown_words: tuple[str, ...] = ()
+    probabilities: np.ndarray | None = None
+    entropy: float | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def no_known_words(self) -> bool:
+        return len(self.known_words) == 0
+
+    def __len__(self) -> int:
+        return len(self.people)
+
+    def top(self, k: int | None = None) -> list[tuple[str, float]]:
+        n = len(self.people) if k is None else min(k, len(self.people))
+        return [(self.person_ids[self.people[i]], float(self.scores[i])) for i in range(n)]
+
+    def rank_of(self, person: int) -> int | None:
+        """1-based rank of a person index, or None when not ranked."""
+        hits = np.flatnonzero(self.people == person)
+        return int(hits[0]) + 1 if len(hits) else None
+
+    def ranks(self) -> np.ndarray:
+        """1-based rank per person index; unranked people get len(person_ids) + 1."""
+        out = np.full(len(self.person_ids), len(self.person_ids) + 1, dtype=np.int64)
+        out[self.people] = np.arange(1, len(self.people) + 1)
+        return out
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """Anything that ranks people for a free-text query."""
+
+    name: str
+    person_ids: Sequence[str]
+
+    def rank(self, query: str, depth: int | None = None) -> Ranking: ...
+
+
+def order_by_score(scores: np.ndarray, depth: int | None = None) -> np.ndarray:
+    """Indices by descending score, ties by ascending index (stable, so rankings are reproducible)."""
+    order = np.lexsort((np.arange(len(scores)), -np.asarray(scores, dtype=np.float64)))
+    return order if depth is None else order[:depth]
+
+
+def normalized_entropy(p: np.ndarray) -> float:
+    """The paper's Eq. 6: -(1/log|C|) sum_j p_j log p_j; 0 for a point mass, 1 for uniform."""
+    p = np.asarray(p, dtype=np.float64)
+    if len(p) < 2:
+        return 0.0
+    nz = p[p > 0]
+    return float(-(nz * np.log(nz)).sum() / np.log(len(p)))

@@ -1,0 +1,171 @@
+"""Text processing of the paper's section 4.4: the tokenizer and the vocabulary.
+
+Lowercase; punctuation removed; stop words removed; every token holding a digit folded into one
+number token; the vocabulary is the `vocab_size` most frequent words (2^16 in the paper, so that a
+word fits an unsigned 16-bit integer) with id 0 reserved for the padding token that fills an
+incomplete n-gram. Out-of-vocabulary tokens are removed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from expert_gui.core.errors import InputFileError
+
+PAD_TOKEN = "<pad>"
+PAD_ID = 0
+NUMBER_TOKEN = "<num>"
+
+# A token is a maximal run of letters and digits: everything else (punctuation, underscores,
+# white space) separates tokens and is dropped.
+TOKEN_RE = re.compile(r"[^\W_]+")
+_HAS_DIGIT = re.compile(r"\d")
+_ALL_DIGITS = re.compile(r"^\d+$")
+
+NUMBER_RULES = ("any-digit", "numeric")
+
+
+@dataclass(frozen=True)
+class TextSettings:
+    """How raw text becomes token ids. Saved with every model, so queries match training.
+
+    vocab_size counts the padding token: 2^16 ids fit in uint16.
+    stopwords: "english" (scikit-learn's list), "none", or the path of a file with one word a line.
+    numbers: "any-digit" folds every token holding a digit (the default); "numeric" folds only
+    tokens made of digits alone, keeping names such as "mlx5".
+    """
+
+    vocab_size: int = 2**16
+    min_count: int = 1
+    stopwords: str = "english"
+    numbers: str = "any-digit"
+    extra_stopwords: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self):
+        if self.vocab_size < 2:
+            raise ValueError("vocab_size must be at least 2 (the padding token and one word)")
+        if self.min_count < 1:
+            raise ValueError("min_count must be at least 1")
+        if self.numbers not in NUMBER_RULES:
+            raise ValueError(f"numbers must be one of {NUMBER_RULES}, not {self.numbers!r}")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["extra_stopwords"] = list(self.extra_stopwords)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TextSettings:
+        d = dict(d)
+        d["extra_stopwords"] = tuple(d.get("extra_stopwords", ()))
+        return cls(**d)
+
+
+def load_stopwords(settings: TextSettings) -> frozenset[str]:
+    """The stop-word set the settings name (a user's list is one word a line, '#' comments)."""
+    if settings.stopwords == "english":
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        words = set(ENGLISH_STOP_WORDS)
+    elif settings.stopwords == "none":
+        words = set()
+    else:
+        path = Path(settings.stopwords)
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputFileError(path, None, f"cannot read the stop-word list: {exc}") from exc
+        words = {ln.strip().lower() for ln in raw.splitlines()}
+        words = {w for w in words if w and not w.startswith("#")}
+    words.update(w.lower() for w in settings.extra_stopwords)
+    return frozenset(words)
+
+
+class Tokenizer:
+    """Turns text into the words the model sees (before the vocabulary cut).
+
+    The per-token decision (stop word? number?) is memoised per distinct token, so a corpus costs
+    one regular-expression pass and one dictionary look-up per token.
+    """
+
+    def __init__(self, settings: TextSettings = TextSettings()):
+        self.settings = settings
+        self.stopwords = load_stopwords(settings)
+        self._is_number = (
+            _HAS_DIGIT.search if settings.numbers == "any-digit" else _ALL_DIGITS.match
+        )
+        self._memo: dict[str, str | None] = {}
+
+    def normalise(self, token: str) -> str | None:
+        """The word a lower-cased token stands for, or None for a stop word."""
+        word = self._memo.get(token, "")
+        if word != "":
+            return word
+        if token in self.stopwords:
+            word = None
+        elif self._is_number(token):
+            word = NUMBER_TOKEN
+        else:
+            word = token
+        self._memo[token] = word
+        return word
+
+    def words(self, text: str) -> list[str]:
+        norm = self.normalise
+        return [w for w in map(norm, TOKEN_RE.findall(text.lower())) if w is not None]
+
+
+@dataclass
+class Vocabulary:
+    """Words by id; id 0 is the padding token. `counts[i]` is word i's collection frequency."""
+
+    words: list[str]
+    counts: np.ndarray
+
+    def __post_init__(self):
+        if not self.words or self.words[0] != PAD_TOKEN:
+            raise ValueError("a vocabulary starts with the padding token")
+        self.index = {w: i for i, w in enumerate(self.words)}
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The smallest unsigned integer type that holds every id."""
+        return np.dtype(np.uint16) if len(self.words) <= 2**16 else np.dtype(np.uint32)
+
+    def encode(self, words: Iterable[str]) -> tuple[np.ndarray, list[str]]:
+        """Ids of the known words, and the unknown words in their order of appearance."""
+        ids, unknown = [], []
+        for w in words:
+            i = self.index.get(w)
+            if i is None or i == PAD_ID:
+                unknown.append(w)
+            else:
+                ids.append(i)
+        return np.asarray(ids, dtype=np.int64), unknown
+
+    @classmethod
+    def from_counts(cls, words: Sequence[str], counts: np.ndarray, settings: TextSettings):
+        """Keep the `vocab_size - 1` most frequent words with at least `min_count` occurrences.
+
+        Ties are broken by the word itself, so the vocabulary does not depend on reading order.
+        Returns the vocabulary and, for every input word, its new id (or -1 when cut).
+        """
+        counts = np.asarray(counts, dtype=np.int64)
+        keep = np.flatnonzero(counts >= settings.min_count)
+        order = sorted(keep.tolist(), key=lambda i: (-counts[i], words[i]))
+        order = order[: settings.vocab_size - 1]
+        remap = np.full(len(words), -1, dtype=np.int64)
+        remap[order] = np.arange(1, len(order) + 1)
+        vocab = cls(
+            [PAD_TOKEN] + [words[i] for i in order],
+            np.concatenate([[0], counts[order]]).astype(np.int64),
+        )
+        return vocab, remap

@@ -1,0 +1,20 @@
+"""Shared test set-up: headless Qt, and user folders (settings, caches, models) in a temp dir."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _user_home(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("EXPERT_GUI_HOME", str(tmp_path_factory.mktemp("home")))
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES

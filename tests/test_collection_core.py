@@ -1,0 +1,46 @@
+import numpy as np
+
+from expert_gui.core.collection import Collection
+
+
+def _small():
+    docs = [("d1", "Ring buffer lockless ring"), ("d2", "Crypto device"), ("d3", "the of and"),
+            ("d1", "duplicate"), ("d4", "orphan words")]
+    assoc = [("d1", "alice"), ("d2", "bob"), ("d2", "alice"), ("d3", "bob"), ("dX", "carol"),
+             ("d2", "bob")]
+    return Collection.from_records(docs, assoc, people={"alice": "Alice A.", "zed": "Zed"})
+
+
+def test_builder_tokens_offsets_and_associations():
+    c = _small()
+    assert c.doc_ids == ["d1", "d2", "d3", "d4"]
+    assert c.person_ids == ["alice", "bob"] and c.person_names == ["Alice A.", "bob"]
+    assert [c.vocab.words[i] for i in c.doc_tokens(0)] == ["ring", "buffer", "lockless", "ring"]
+    assert len(c.doc_tokens(2)) == 0
+    assert c.people_of(1).tolist() == [0, 1]
+    assert c.documents_of(0).tolist() == [0, 1] and c.documents_of(1).tolist() == [1, 2]
+    assert c.text(1) == "Crypto device"
+
+
+def test_report_names_every_problem():
+    kinds = sorted(p.kind for p in _small().report.problems)
+    assert kinds == ["duplicate-association", "duplicate-id", "empty-document", "no-people",
+                     "unknown-document", "unknown-person"]
+
+
+def test_table1_stats_by_hand():
+    s = _small().stats()
+    assert s.documents == 4 and s.people_with_documents == 2 and s.associations == 4
+    assert s.documents_with_people == 3
+    assert s.associations_per_document_mean == np.mean([1, 2, 1])
+    assert s.associations_per_person_mean == 2.0 and s.associations_per_person_sd == 0.0
+    assert s.average_document_length == (4 + 2 + 0 + 2) / 4
+
+
+def test_save_load_round_trip(tmp_path):
+    c = _small()
+    c.save(tmp_path / "cache")
+    d = Collection.load(tmp_path / "cache")
+    assert d.doc_ids == c.doc_ids and d.person_ids == c.person_ids
+    assert np.array_equal(d.tokens, c.tokens) and d.text(0) == c.text(0)
+    assert d.vocab.words == c.vocab.words and d.report.problems == c.report.problems
