@@ -18,7 +18,7 @@ run: $(BIN)/expert-gui
 	$(BIN)/expert-gui
 
 test: $(BIN)/expert-gui
-	$(BIN)/ruff check expert_gui tests benchmarks main.py
+	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
