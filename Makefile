@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 $(BIN)/expert-gui: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet "$(TORCH_SPEC)"
+	$(BIN)/pip install --quiet $(TORCH_SPEC)
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@
 
