@@ -1,0 +1,3 @@
+"""The paper's evaluation: TREC qrels and runs, ir-measures, the randomization test with
+Benjamini-Hochberg, the analyses of section 5 (Figures 2-5), Tables 2 and 4, and the one-command
+experiment that ties them together."""

@@ -1,0 +1,143 @@
+"""The paper's Table 2 (every method, marks against the log-linear model) and Table 4 (Model 2,
+the log-linear model and their ensemble, marks against the ensemble), as Markdown, CSV and LaTeX.
+
+A mark on a row says that row differs from the reference row on that measure (two-tailed paired
+randomization test, Benjamini-Hochberg adjusted over the rows); the best value of each column is
+in bold.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from expert_gui.core.evaluation.measures import LABELS, MEASURES, PerTopic
+from expert_gui.core.evaluation.significance import (
+    N_PERMUTATIONS,
+    SEED,
+    compare_to_reference,
+    mark,
+)
+
+METHOD_LABELS = {
+    "lsi": "LSI",
+    "tfidf": "TF-IDF",
+    "model1-d": "Model 1 (d)",
+    "model1-jm": "Model 1 (jm)",
+    "model2-d": "Model 2 (d)",
+    "model2-jm": "Model 2 (jm)",
+    "loglinear": "Log-linear",
+    "ensemble": "Ensemble",
+}
+TABLE2_METHODS = ("lsi", "tfidf", "model1-d", "model1-jm", "model2-d", "model2-jm", "loglinear")
+TABLE4_METHODS = ("model2-jm", "loglinear", "ensemble")
+DIGITS = 3
+
+
+@dataclass(frozen=True)
+class Table:
+    """Mean of each measure per method, and each non-reference method's adjusted p-value."""
+
+    title: str
+    reference: str
+    methods: tuple[str, ...]
+    measures: tuple[str, ...]
+    means: dict[str, dict[str, float]]
+    p_values: dict[str, dict[str, float]]
+
+    def best(self, measure: str) -> set[str]:
+        """The methods whose rounded mean is the column's highest (all of them on a tie)."""
+        rounded = {m: round(self.means[m][measure], DIGITS) for m in self.methods}
+        top = max(rounded.values())
+        return {m for m, v in rounded.items() if v == top}
+
+    def mark(self, method: str, measure: str) -> str:
+        return mark(self.p_values.get(method, {}).get(measure))
+
+
+def build_table(title: str, per_topic: Mapping[str, PerTopic], methods: Sequence[str],
+                reference: str, *, measures: Sequence[str] = MEASURES,
+                n_permutations: int = N_PERMUTATIONS, seed: int = SEED) -> Table:
+    """Means and significance of `methods` (those present in `per_topic`) against `reference`."""
+    methods = tuple(m for m in methods if m in per_topic)
+    if reference not in methods:
+        raise ValueError(f"the reference method {reference!r} was not evaluated")
+    topics = per_topic[reference].topics
+    if any(per_topic[m].topics != topics for m in methods):
+        raise ValueError("every method must be scored on the same topics, in the same order")
+    means = {m: {x: per_topic[m].mean(x) for x in measures} for m in methods}
+    p_values: dict[str, dict[str, float]] = {m: {} for m in methods if m != reference}
+    for x in measures:
+        adjusted = compare_to_reference({m: per_topic[m].values[x] for m in methods}, reference,
+                                        n_permutations=n_permutations, seed=seed)
+        for m, p in adjusted.items():
+            p_values[m][x] = p
+    return Table(title, reference, methods, tuple(measures), means, p_values)
+
+
+def _label(method: str) -> str:
+    return METHOD_LABELS.get(method, method)
+
+
+def to_markdown(table: Table) -> str:
+    head = ["Method", *(LABELS.get(x, x) for x in table.measures)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for m in table.methods:
+        cells = [_label(m) + (" (reference)" if m == table.reference else "")]
+        for x in table.measures:
+            value = f"{table.means[m][x]:.{DIGITS}f}"
+            if m in table.best(x):
+                value = f"**{value}**"
+            cells.append(value + table.mark(m, x).replace("*", r"\*"))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(table: Table) -> str:
+    """One row per method: the mean of each measure and its adjusted p-value against the reference."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["method", *(c for x in table.measures for c in (x, f"{x} p"))])
+    for m in table.methods:
+        row = [m]
+        for x in table.measures:
+            p = table.p_values.get(m, {}).get(x)
+            row += [f"{table.means[m][x]:.6f}", "" if p is None else f"{p:.6f}"]
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def to_latex(table: Table) -> str:
+    """A booktabs tabular in the paper's style: best in bold, marks as superscripts."""
+    head = " & ".join(["", *(LABELS.get(x, x) for x in table.measures)])
+    lines = [
+        r"\begin{tabular}{l" + "c" * len(table.measures) + "}",
+        r"\toprule",
+        head + r" \\",
+        r"\midrule",
+    ]
+    for m in table.methods:
+        cells = [_label(m)]
+        for x in table.measures:
+            value = f"{table.means[m][x]:.{DIGITS}f}"
+            if m in table.best(x):
+                value = rf"\textbf{{{value}}}"
+            symbol = table.mark(m, x)
+            cells.append(f"${value}^{{{symbol}}}$" if symbol else f"${value}$")
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_table(table: Table, out_dir: str | Path, stem: str) -> list[Path]:
+    """Write `stem`.md, .csv and .tex; returns the paths."""
+    out_dir = Path(out_dir)
+    paths = []
+    for suffix, render in ((".md", to_markdown), (".csv", to_csv), (".tex", to_latex)):
+        path = out_dir / f"{stem}{suffix}"
+        path.write_text(render(table), encoding="utf-8")
+        paths.append(path)
+    return paths

@@ -1,0 +1,94 @@
+"""Qrels and runs round-trip; the measures agree with a hand computation; empty topics count."""
+
+import numpy as np
+import pytest
+
+from expert_gui.core.errors import TopicsError
+from expert_gui.core.evaluation.measures import MEASURES, evaluated_topics, measure_run
+from expert_gui.core.evaluation.qrels import read_qrels, relevant
+from expert_gui.core.evaluation.runs import read_run, run_from_rankings, write_run
+from expert_gui.core.ranking import Ranking
+
+PEOPLE = ["a", "b", "c", "d", "e", "f"]
+
+
+def _ranking(order, scores, known=("w",)):
+    return Ranking("q", "test", PEOPLE, np.array(order), np.array(scores, dtype=float),
+                   known_words=tuple(known))
+
+
+def test_read_qrels(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text("T1 0 a 1\nT1\t0\tb\t0\n\nT2 0 c 2\n")
+    qrels = read_qrels(path)
+    assert qrels == {"T1": {"a": 1, "b": 0}, "T2": {"c": 2}}
+    assert relevant(qrels, "T1") == {"a"}
+
+
+@pytest.mark.parametrize("text, line", [("T1 0 a 1\nT1 0 b\n", 2), ("T1 0 a yes\n", 1),
+                                        ("T1 0 a 1\nT1 0 a 0\n", 2)])
+def test_bad_qrels_name_the_line(tmp_path, text, line):
+    path = tmp_path / "qrels.txt"
+    path.write_text(text)
+    with pytest.raises(TopicsError) as err:
+        read_qrels(path)
+    assert err.value.line == line and err.value.path == str(path)
+
+
+def test_run_round_trip_keeps_order_of_ties(tmp_path):
+    rankings = {"T1": _ranking([2, 0, 1], [0.5, 0.5, 0.1]), "T2": _ranking([], [], known=())}
+    path = tmp_path / "run.txt"
+    write_run(path, rankings, tag="x")
+    lines = path.read_text().splitlines()
+    assert [line.split()[2] for line in lines] == ["c", "a", "b"]
+    assert [line.split()[3] for line in lines] == ["1", "2", "3"]
+    run = read_run(path)
+    assert list(run) == ["T1"]
+    scores = run["T1"]
+    assert scores["c"] > scores["a"] > scores["b"]
+    assert run_from_rankings(rankings)["T2"] == {}
+
+
+def test_bad_run_names_the_line(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("T1 Q0 a 1 0.5 x\nT1 Q0 b 2 nan x\n")
+    with pytest.raises(TopicsError) as err:
+        read_run(path)
+    assert err.value.line == 2
+
+
+def test_measures_against_hand_computation():
+    # Topic T1: relevant a (grade 1) and c (grade 2), b judged not relevant; d, e unjudged.
+    # Ranking: d, a, b, c, e -> relevant at ranks 2 and 4.
+    qrels = {"T1": {"a": 1, "b": 0, "c": 2}, "T2": {"b": 1}, "T3": {"f": 1}}
+    run = {"T1": {"d": 5.0, "a": 4.0, "b": 3.0, "c": 2.0, "e": 1.0},
+           "T2": {"b": 1.0, "a": 0.5}}
+    scores = measure_run(qrels, run, ["T1", "T2", "T3"])
+    ap = (1 / 2 + 2 / 4) / 2
+    dcg = 1 / np.log2(3) + 2 / np.log2(5)
+    idcg = 2 / np.log2(2) + 1 / np.log2(3)
+    expected = {
+        "AP": [ap, 1.0, 0.0],
+        "nDCG@100": [dcg / idcg, 1.0, 0.0],
+        "RR": [0.5, 1.0, 0.0],
+        "P@5": [2 / 5, 1 / 5, 0.0],
+        "P@10": [2 / 10, 1 / 10, 0.0],
+    }
+    assert scores.topics == ("T1", "T2", "T3")
+    for measure in MEASURES:
+        np.testing.assert_allclose(scores.values[measure], expected[measure], atol=1e-9)
+    assert scores.mean("AP") == pytest.approx((ap + 1.0) / 3)
+
+
+def test_topic_missing_from_run_counts_as_zero():
+    qrels = {"T1": {"a": 1}, "T2": {"a": 1}}
+    scores = measure_run(qrels, {}, ["T1", "T2"])
+    assert all(np.all(v == 0) for v in scores.values.values())
+    assert scores.mean("AP") == 0.0
+
+
+def test_only_queried_judged_topics_are_evaluated():
+    qrels = {"T1": {"a": 1}, "T2": {"a": 1}, "T9": {"a": 1}}
+    assert evaluated_topics(qrels, ["T2", "T1", "T5"]) == ("T2", "T1")
+    with pytest.raises(ValueError):
+        measure_run(qrels, {}, ["T5"])
