@@ -1,0 +1,76 @@
+"""Every ranker of the paper behind one call: `make_ranker(method, model=..., collection=...)`.
+
+"loglinear" needs a trained model; the baselines need the collection; "ensemble" (Eq. 5: Model 2
+with Jelinek-Mercer smoothing and the log-linear model, by default) needs both.
+"""
+
+from __future__ import annotations
+
+from expert_gui.core.collection import Collection
+from expert_gui.core.errors import QueryError
+from expert_gui.core.model import LogLinearModel
+from expert_gui.core.rankers.ensemble import EnsembleRanker
+from expert_gui.core.rankers.expansion import ExpandedModel1
+from expert_gui.core.rankers.language_models import Model1, Model2
+from expert_gui.core.rankers.loglinear import LogLinearRanker
+from expert_gui.core.rankers.vector_space import LsiRanker, TfidfRanker
+from expert_gui.core.ranking import Ranker
+
+METHODS = ("loglinear", "model1-jm", "model1-d", "model2-jm", "model2-d", "tfidf", "lsi",
+           "ensemble")
+
+_LANGUAGE_MODELS = {
+    "model1-jm": (Model1, "jm"), "model1-d": (Model1, "dirichlet"),
+    "model2-jm": (Model2, "jm"), "model2-d": (Model2, "dirichlet"),
+}
+
+
+def make_ranker(method: str, *, model: LogLinearModel | None = None,
+                collection: Collection | None = None, **options) -> Ranker:
+    """Build the ranker `method` names.
+
+    Options: loglinear `aggregation` ("sum", "mean", "informative"); model1/model2 `lam`
+    (Jelinek-Mercer lambda, 0.5) and `beta` (Dirichlet, the average document length); model1
+    `expand` (add each query word's k nearest W_p words; needs the model); lsi `dims` (300);
+    ensemble `members` (default ("model2-jm", "loglinear")), `fusion` ("product" = Eq. 5, or
+    "rrf"), and any option of its members.
+    """
+    if method not in METHODS:
+        raise QueryError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if method == "ensemble":
+        members = options.pop("members", ("model2-jm", "loglinear"))
+        fusion = options.pop("fusion", "product")
+        rankers = [make_ranker(m, model=model, collection=collection, **_options_for(m, options))
+                   for m in members]
+        return EnsembleRanker(rankers, fusion=fusion)
+    if method == "loglinear":
+        _require(method, model=model)
+        return LogLinearRanker(model, **options)
+    _require(method, collection=collection)
+    if method == "tfidf":
+        return TfidfRanker(collection, **options)
+    if method == "lsi":
+        return LsiRanker(collection, **options)
+    cls, smoothing = _LANGUAGE_MODELS[method]
+    expand = options.pop("expand", 0)
+    ranker = cls(collection, smoothing, **options)
+    if expand:
+        if cls is not Model1:
+            raise QueryError("query expansion is offered for Model 1 only")
+        _require(f"{method} with expansion", model=model)
+        return ExpandedModel1(ranker, model, k=expand)
+    return ranker
+
+
+_OPTIONS = {"loglinear": {"aggregation"}, "tfidf": set(), "lsi": {"dims", "seed"}}
+
+
+def _options_for(method: str, options: dict) -> dict:
+    accepted = _OPTIONS.get(method, {"lam", "beta", "expand"})
+    return {k: v for k, v in options.items() if k in accepted}
+
+
+def _require(method: str, **needed) -> None:
+    missing = [name for name, value in needed.items() if value is None]
+    if missing:
+        raise QueryError(f"{method} needs a {' and a '.join(missing)}")

@@ -1,0 +1,69 @@
+"""Ensembles of rankers by their ranks alone.
+
+"product" is the paper's Eq. 5: score(c) = prod_m 1 / rank_m(c), the multiplicatively combined
+reciprocal ranks (CombSUM of log reciprocal ranks). "rrf" is reciprocal rank fusion (Cormack et
+al. 2009): score(c) = sum_m 1 / (k + rank_m(c)), with k = 60.
+
+Each member ranks every person; a person a member leaves unranked gets rank |C| + 1 from it. A
+member that knows none of the query's words is left out of that query's fusion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from expert_gui.core.errors import QueryError
+from expert_gui.core.rankers.common import no_known_words, ranked
+from expert_gui.core.ranking import Ranker, Ranking
+
+FUSIONS = ("product", "rrf")
+
+
+class EnsembleRanker:
+    """Fuses the rankings of two or more rankers over the same people."""
+
+    def __init__(self, rankers: Sequence[Ranker], fusion: str = "product", rrf_k: float = 60.0):
+        if len(rankers) < 2:
+            raise QueryError("an ensemble needs at least two rankers")
+        if fusion not in FUSIONS:
+            raise QueryError(f"fusion must be one of {FUSIONS}, not {fusion!r}")
+        self.rankers = list(rankers)
+        self.fusion = fusion
+        self.rrf_k = rrf_k
+        self.person_ids = list(self.rankers[0].person_ids)
+        index = {p: i for i, p in enumerate(self.person_ids)}
+        # For each member, where each of its people sits in the ensemble's person order.
+        self._maps = []
+        for r in self.rankers:
+            if sorted(r.person_ids) != sorted(self.person_ids):
+                raise QueryError(f"{r.name} ranks different people than {self.rankers[0].name}")
+            self._maps.append(np.array([index[p] for p in r.person_ids], dtype=np.int64))
+        self.name = ("ensemble" if fusion == "product" else "rrf") + "(" + \
+            ",".join(r.name for r in self.rankers) + ")"
+
+    def member_ranks(self, query: str) -> tuple[list[Ranking], list[np.ndarray]]:
+        """Every member's ranking, and its 1-based rank of each person in ensemble order."""
+        rankings, ranks = [], []
+        for r, where in zip(self.rankers, self._maps, strict=True):
+            ranking = r.rank(query)
+            rankings.append(ranking)
+            if not ranking.no_known_words:
+                rank = np.empty(len(self.person_ids), dtype=np.int64)
+                rank[where] = ranking.ranks()
+                ranks.append(rank)
+        return rankings, ranks
+
+    def rank(self, query: str, depth: int | None = None) -> Ranking:
+        rankings, ranks = self.member_ranks(query)
+        known = list(dict.fromkeys(w for r in rankings for w in r.known_words))
+        unknown = [w for w in dict.fromkeys(w for r in rankings for w in r.unknown_words)
+                   if w not in known]
+        if not ranks:
+            return no_known_words(query, self.name, self.person_ids, unknown)
+        r = np.vstack(ranks).astype(np.float64)
+        scores = (1.0 / r).prod(axis=0) if self.fusion == "product" else \
+            (1.0 / (self.rrf_k + r)).sum(axis=0)
+        return ranked(query, self.name, self.person_ids, scores, known, unknown, depth,
+                      extra={"members": [m.name for m in self.rankers]})

@@ -1,0 +1,140 @@
+"""The log-linear model as a ranker: P(c|q) of Eq. 2, its normalized entropy (Eq. 6), and why.
+
+Eq. 2 multiplies the P(c|w_i) of the query words. Each word's normaliser Z_1 is the same for
+every person and cancels in Z_2, and sum_i (W_c W_p[w_i] + b_c) = W_c (sum_i W_p[w_i]) + k b_c,
+so a query of any length costs one matrix-vector product and one softmax over people.
+
+`aggregation` chooses the weight a_i of each word in sum_i a_i log P(c|w_i):
+- "sum": a_i = 1, the paper's Eq. 2.
+- "mean": a_i = 1/k. Tempers P(c|q) (its entropy rises) but never changes the order.
+- "informative": a_i = 1 - eta(P(c|w_i)), one minus the word's normalized entropy, so words
+  that point at nobody in particular (spread-out P(c|w)) weigh less. Meant for long queries such
+  as whole abstracts, where the plain product is dominated by many weak words. The weights
+  cancel Z_1 just as well, so the cost stays one matrix-vector product.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import log_softmax
+
+from expert_gui.core.collection import Collection
+from expert_gui.core.errors import QueryError
+from expert_gui.core.model import LogLinearModel
+from expert_gui.core.rankers.common import no_known_words, ranked
+from expert_gui.core.ranking import Ranking, normalized_entropy
+
+AGGREGATIONS = ("sum", "mean", "informative")
+
+
+@dataclass(frozen=True)
+class SupportingDocument:
+    """One of a person's documents that contains query words."""
+
+    index: int
+    doc_id: str
+    matches: int
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a person is ranked where they are: each known query word's log P(c|w) (Eq. 1), and the
+    person's documents with the most occurrences of the query words."""
+
+    person: int
+    person_id: str
+    rank: int | None
+    word_log_probs: tuple[tuple[str, float], ...]
+    documents: tuple[SupportingDocument, ...] = ()
+
+
+class LogLinearRanker:
+    """Ranks the model's people by P(c|q) (Eq. 2), with the entropy of Eq. 6 on every answer."""
+
+    def __init__(self, model: LogLinearModel, aggregation: str = "sum"):
+        if aggregation not in AGGREGATIONS:
+            raise QueryError(f"aggregation must be one of {AGGREGATIONS}, not {aggregation!r}")
+        self.model = model
+        self.aggregation = aggregation
+        self.name = "loglinear" if aggregation == "sum" else f"loglinear-{aggregation}"
+        self.person_ids = model.person_ids
+        self._weights = model.candidate_weights.astype(np.float64)
+        self._bias = model.candidate_bias.astype(np.float64)
+        self._informativeness = np.full(len(model.vocab), np.nan)
+
+    def word_weights(self, word_ids: np.ndarray) -> np.ndarray:
+        """a_i of each query word under this ranker's aggregation."""
+        if self.aggregation == "sum":
+            return np.ones(len(word_ids))
+        if self.aggregation == "mean":
+            return np.full(len(word_ids), 1.0 / len(word_ids))
+        return self.informativeness(word_ids)
+
+    def informativeness(self, word_ids: np.ndarray) -> np.ndarray:
+        """1 - eta(P(c|w)) per word, computed once per word and cached."""
+        word_ids = np.asarray(word_ids, dtype=np.int64)
+        missing = np.unique(word_ids[np.isnan(self._informativeness[word_ids])])
+        if len(missing):
+            probs = np.exp(self.model.word_log_probs(missing))
+            self._informativeness[missing] = [1.0 - normalized_entropy(p) for p in probs]
+        return self._informativeness[word_ids]
+
+    def log_probs(self, word_ids: np.ndarray) -> np.ndarray:
+        """log P(c|q) over all people: one matrix-vector product and one softmax."""
+        a = self.word_weights(word_ids)
+        summed = a @ self.model.word_embeddings[word_ids].astype(np.float64)
+        return log_softmax(self._weights @ summed + a.sum() * self._bias)
+
+    def rank(self, query: str, depth: int | None = None) -> Ranking:
+        ids, known, unknown = self.model.encode(query)
+        if len(ids) == 0:
+            return no_known_words(query, self.name, self.person_ids, unknown)
+        log_p = self.log_probs(ids)
+        p = np.exp(log_p)
+        return ranked(query, self.name, self.person_ids, log_p, known, unknown, depth,
+                      probabilities=p, entropy=normalized_entropy(p),
+                      extra={"aggregation": self.aggregation})
+
+    def explain(self, ranking: Ranking, person: int, collection: Collection | None = None,
+                n_documents: int = 5) -> Explanation:
+        """Each known query word's log P(c|w) for `person`, and (given the collection) the
+        person's documents that hold the most query-word occurrences."""
+        if not 0 <= person < len(self.person_ids):
+            raise QueryError(f"no person with index {person}")
+        words = list(dict.fromkeys(ranking.known_words))
+        ids = np.array([self.model.vocab.index[w] for w in words], dtype=np.int64)
+        contributions = ()
+        if len(ids):
+            logits = self.model.word_embeddings[ids].astype(np.float64) @ self._weights.T
+            per_word = log_softmax(logits + self._bias, axis=1)[:, person]
+            contributions = tuple(zip(words, per_word.tolist(), strict=True))
+        documents = ()
+        if collection is not None:
+            documents = supporting_documents(collection, self.person_ids[person], words,
+                                             n_documents)
+        return Explanation(person, self.person_ids[person], ranking.rank_of(person),
+                           contributions, documents)
+
+
+def supporting_documents(collection: Collection, person_id: str, words: list[str],
+                         n: int = 5) -> tuple[SupportingDocument, ...]:
+    """A person's documents ordered by how many query-word occurrences they hold (then by how
+    many distinct query words, then document order); documents with none are left out."""
+    person = collection.person_index.get(person_id)
+    vocab_ids = {collection.vocab.index[w]: w for w in words if w in collection.vocab.index}
+    if person is None or not vocab_ids:
+        return ()
+    wanted = np.fromiter(vocab_ids, dtype=np.int64)
+    found = []
+    for d in collection.documents_of(person):
+        tokens = collection.doc_tokens(int(d))
+        hits = tokens[np.isin(tokens, wanted)]
+        if len(hits):
+            distinct = tuple(vocab_ids[int(t)] for t in np.unique(hits))
+            found.append((-len(hits), -len(distinct), int(d), distinct))
+    found.sort()
+    return tuple(SupportingDocument(d, collection.doc_ids[d], -neg, distinct)
+                 for neg, _, d, distinct in found[:n])

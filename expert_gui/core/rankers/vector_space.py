@@ -1,0 +1,84 @@
+"""Vector-space entity ranking (Demartini et al. 2009), the paper's TF-IDF and LSI baselines.
+
+A document is its TF-IDF vector: raw term frequency times scikit-learn's smoothed idf,
+ln((1 + |D|) / (1 + df(t))) + 1. LSI projects those vectors onto 300 latent topics with a truncated
+SVD. A person's vector is the sum of their documents' vectors, and people are ranked by the cosine
+between their vector and the query's, which is built the same way as a document's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from sklearn.decomposition import TruncatedSVD
+from sklearn.feature_extraction.text import TfidfTransformer
+
+from expert_gui.core.collection import Collection
+from expert_gui.core.rankers.common import (
+    encode_query,
+    no_known_words,
+    ranked,
+    term_document_matrix,
+)
+from expert_gui.core.ranking import Ranking
+from expert_gui.core.text import Tokenizer
+
+
+class TfidfRanker:
+    """People as sums of their documents' TF-IDF vectors, ranked by cosine with the query."""
+
+    name = "tfidf"
+
+    def __init__(self, collection: Collection):
+        self.collection = collection
+        self.person_ids = collection.person_ids
+        self.tokenizer = Tokenizer(collection.settings)
+        self.tfidf = TfidfTransformer(norm=None, smooth_idf=True, sublinear_tf=False)
+        self.doc_vectors = self.tfidf.fit_transform(term_document_matrix(collection)).tocsr()
+        self.people = self.sum_per_person(self.doc_vectors).tocsc()  # columns: query terms
+        self.person_norms = np.sqrt(np.asarray(self.people.multiply(self.people).sum(axis=1))
+                                    .ravel())
+
+    def sum_per_person(self, doc_vectors):
+        """C x dims: each person's vector is the sum of their documents' vectors."""
+        return self.collection.association_matrix().T.tocsr() @ doc_vectors
+
+    def query_tfidf(self, terms: np.ndarray, counts: np.ndarray) -> csr_matrix:
+        row = csr_matrix((counts, (np.zeros(len(terms), dtype=np.int64), terms)),
+                         shape=(1, len(self.collection.vocab)))
+        return self.tfidf.transform(row)
+
+    def similarities(self, terms: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        q = self.query_tfidf(terms, counts).toarray().ravel()
+        dots = self.people[:, terms] @ q[terms]
+        return cosine(np.asarray(dots).ravel(), self.person_norms, np.linalg.norm(q))
+
+    def rank(self, query: str, depth: int | None = None) -> Ranking:
+        terms, counts, known, unknown = encode_query(self.tokenizer, self.collection.vocab, query)
+        if len(terms) == 0:
+            return no_known_words(query, self.name, self.person_ids, unknown)
+        return ranked(query, self.name, self.person_ids, self.similarities(terms, counts), known,
+                      unknown, depth)
+
+
+class LsiRanker(TfidfRanker):
+    """TF-IDF vectors projected onto `dims` latent topics (TruncatedSVD) before summing."""
+
+    name = "lsi"
+
+    def __init__(self, collection: Collection, dims: int = 300, seed: int = 0):
+        super().__init__(collection)
+        dims = max(1, min(dims, min(self.doc_vectors.shape) - 1))
+        self.svd = TruncatedSVD(n_components=dims, random_state=seed)
+        self.people = self.sum_per_person(self.svd.fit_transform(self.doc_vectors))
+        self.person_norms = np.linalg.norm(self.people, axis=1)
+
+    def similarities(self, terms: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        q = self.svd.transform(self.query_tfidf(terms, counts)).ravel()
+        return cosine(self.people @ q, self.person_norms, np.linalg.norm(q))
+
+
+def cosine(dots: np.ndarray, norms: np.ndarray, query_norm: float) -> np.ndarray:
+    """dots / (norms * query_norm), 0 where a vector is zero."""
+    denom = norms * query_norm
+    return np.divide(dots, denom, out=np.zeros_like(dots, dtype=np.float64), where=denom > 0)

@@ -1,0 +1,107 @@
+"""Model 1 and Model 2 (Balog et al. 2006) against the textbook formulas, written as loops."""
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from rankers_helpers import doc_words, tiny_collection
+
+from expert_gui.core.errors import QueryError
+from expert_gui.core.rankers.language_models import Model1, Model2
+
+
+@pytest.fixture(scope="module")
+def collection():
+    return tiny_collection()
+
+
+def stats(collection):
+    docs = [doc_words(collection, d) for d in range(collection.n_documents)]
+    cf = Counter(w for ws in docs for w in ws)
+    total = sum(cf.values())
+    p_t = {w: n / total for w, n in cf.items()}
+    person_docs = {c: [d for d in range(collection.n_documents)
+                       if c in collection.people_of(d).tolist()]
+                   for c in range(collection.n_people)}
+    avg_len = total / collection.n_documents
+    return docs, p_t, person_docs, avg_len
+
+
+def naive_model1(collection, query_words, smoothing):
+    docs, p_t, person_docs, beta = stats(collection)
+    out = []
+    for c in range(collection.n_people):
+        mine = person_docs[c]
+        n_c = sum(len(docs[d]) for d in mine)
+        lam = 0.5 if smoothing == "jm" else beta / (beta + n_c)
+        score = 0.0
+        for t in query_words:
+            p_tc = sum((docs[d].count(t) / len(docs[d]) if docs[d] else 0.0) / len(mine)
+                       for d in mine)
+            score += math.log((1 - lam) * p_tc + lam * p_t[t])
+        out.append(score)
+    return np.array(out)
+
+
+def naive_model2(collection, query_words, smoothing):
+    docs, p_t, person_docs, beta = stats(collection)
+    out = []
+    for c in range(collection.n_people):
+        mine = person_docs[c]
+        total = 0.0
+        for d in mine:
+            lam = 0.5 if smoothing == "jm" else beta / (beta + len(docs[d]))
+            p_qd = 1.0
+            for t in query_words:
+                p_td = docs[d].count(t) / len(docs[d]) if docs[d] else 0.0
+                p_qd *= (1 - lam) * p_td + lam * p_t[t]
+            total += p_qd / len(mine)
+        out.append(math.log(total))
+    return np.array(out)
+
+
+QUERIES = ["ring", "ring buffer ring lockless", "ice link flow driver", "mempool cache zebra"]
+
+
+@pytest.mark.parametrize("smoothing", ["jm", "dirichlet"])
+@pytest.mark.parametrize("query", QUERIES)
+def test_model1_matches_the_formula(collection, smoothing, query):
+    ranker = Model1(collection, smoothing)
+    ranking = ranker.rank(query)
+    expected = naive_model1(collection, list(ranking.known_words), smoothing)
+    np.testing.assert_allclose(ranking.scores, expected[ranking.people], rtol=1e-10)
+    assert ranking.people.tolist() == sorted(range(4), key=lambda c: (-expected[c], c))
+
+
+@pytest.mark.parametrize("smoothing", ["jm", "dirichlet"])
+@pytest.mark.parametrize("query", QUERIES)
+def test_model2_matches_the_formula(collection, smoothing, query):
+    ranker = Model2(collection, smoothing)
+    ranking = ranker.rank(query)
+    expected = naive_model2(collection, list(ranking.known_words), smoothing)
+    np.testing.assert_allclose(ranking.scores, expected[ranking.people], rtol=1e-10)
+    assert ranking.people.tolist() == sorted(range(4), key=lambda c: (-expected[c], c))
+
+
+def test_names_and_settings(collection):
+    assert Model1(collection, "jm").name == "model1-jm"
+    assert Model2(collection, "dirichlet").name == "model2-d"
+    assert Model2(collection, "dirichlet").beta == pytest.approx(stats(collection)[3])
+    with pytest.raises(QueryError):
+        Model1(collection, "laplace")
+    with pytest.raises(QueryError):
+        Model2(collection, "jm", lam=0.0)
+
+
+def test_model2_long_query_does_not_underflow(collection):
+    query = " ".join(["ring buffer lockless enqueue dequeue"] * 200)
+    scores = Model2(collection, "dirichlet").rank(query).scores
+    assert np.isfinite(scores).all() and scores.max() < -1000
+
+
+@pytest.mark.parametrize("cls", [Model1, Model2])
+@pytest.mark.parametrize("query", ["", "zebra", "the of"])
+def test_no_known_words(collection, cls, query):
+    ranking = cls(collection).rank(query)
+    assert ranking.no_known_words and len(ranking) == 0

@@ -1,0 +1,75 @@
+"""TF-IDF and LSI entity vectors (Demartini et al. 2009) against direct computations."""
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from rankers_helpers import doc_words, tiny_collection
+
+from expert_gui.core.rankers.vector_space import LsiRanker, TfidfRanker
+
+
+@pytest.fixture(scope="module")
+def collection():
+    return tiny_collection()
+
+
+def naive_tfidf(collection, query_words):
+    docs = [doc_words(collection, d) for d in range(collection.n_documents)]
+    n = len(docs)
+    df = Counter(w for ws in docs for w in set(ws))
+    idf = {w: math.log((1 + n) / (1 + df[w])) + 1 for w in df}
+
+    def vec(words):
+        return {w: k * idf[w] for w, k in Counter(words).items()}
+
+    q = vec(query_words)
+    out = []
+    for c in range(collection.n_people):
+        person: Counter = Counter()
+        for d in range(n):
+            if c in collection.people_of(d).tolist():
+                for w, x in vec(docs[d]).items():
+                    person[w] += x
+        dot = sum(x * person[w] for w, x in q.items())
+        norm = math.sqrt(sum(x * x for x in person.values())) * \
+            math.sqrt(sum(x * x for x in q.values()))
+        out.append(dot / norm if norm else 0.0)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("query", ["ring", "ring buffer ring lockless", "ice link flow", "cache"])
+def test_tfidf_matches_cosine_of_summed_vectors(collection, query):
+    ranking = TfidfRanker(collection).rank(query)
+    expected = naive_tfidf(collection, list(ranking.known_words))
+    np.testing.assert_allclose(ranking.scores, expected[ranking.people], rtol=1e-10, atol=1e-12)
+    assert ranking.people.tolist() == sorted(range(4), key=lambda c: (-expected[c], c))
+
+
+def test_lsi_is_cosine_of_summed_projected_documents(collection):
+    ranker = LsiRanker(collection, dims=3)
+    assert ranker.svd.n_components == 3
+    ranking = ranker.rank("ring buffer driver")
+    basis = ranker.svd.components_  # dims x V
+    x = ranker.doc_vectors.toarray()
+    q = np.zeros(len(collection.vocab))
+    for w in ranking.known_words:
+        q[collection.vocab.index[w]] += 1
+    q = ranker.tfidf.transform(q[None, :]).toarray()[0] @ basis.T
+    expected = []
+    for c in range(collection.n_people):
+        p = sum(x[d] @ basis.T for d in collection.documents_of(c))
+        expected.append(p @ q / (np.linalg.norm(p) * np.linalg.norm(q)))
+    expected = np.array(expected)
+    np.testing.assert_allclose(ranking.scores, expected[ranking.people], rtol=1e-8)
+
+
+def test_lsi_dims_capped_by_the_collection(collection):
+    assert LsiRanker(collection).svd.n_components == collection.n_documents - 1
+
+
+@pytest.mark.parametrize("cls", [TfidfRanker, LsiRanker])
+def test_no_known_words(collection, cls):
+    ranking = cls(collection).rank("zebra")
+    assert ranking.no_known_words and ranking.unknown_words == ("zebra",) and len(ranking) == 0
