@@ -1,0 +1,542 @@
+"""The trainer of section 3.2: Eq. 3 minimised with Adadelta (or Adam) over n-gram instances.
+
+Speed without approximation: in Eq. 2 each word's normaliser Z_1 is the same for every candidate
+and cancels in Z_2, so log P(c|w_1..w_n) = log_softmax_c(W_c . sum_i W_p[w_i] + k b_c) exactly,
+where k counts the window's real (non-padding) words. A batch therefore costs one embedding sum,
+one m x |C| product and one log-sum-exp per window, instead of n per-word softmaxes; and the
+log-sum-exp streams over chunks of candidates (forward and backward), so memory is O(m x chunk),
+not O(m x n x |C|). The padding token contributes nothing: it is a word whose P(c|pad) is
+uniform, which cancels in Z_2 (its embedding row is zero and never updated).
+
+Randomness is a pure function of the seed (initialisation) and of (seed, epoch) (the shuffle), so
+a checkpoint need only hold the parameters, the optimiser state and the position in the epoch
+for a resumed run to reproduce an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from expert_gui.core import distributed
+from expert_gui.core.collection import Collection
+from expert_gui.core.errors import TrainingError
+from expert_gui.core.instances import Instances, make_instances
+from expert_gui.core.model import LogLinearModel
+from expert_gui.core.storage import CHECKPOINT_DIR, load_checkpoint, save_checkpoint, save_model
+from expert_gui.core.text import PAD_ID
+
+OPTIMIZERS = ("adadelta", "adam")
+DEVICES = ("auto", "cpu", "cuda", "mps")
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """Section 4.4's settings, and ours. `learning_rate` 0 means the optimiser's own default
+    (1.0 for Adadelta, 0.001 for Adam). `checkpoint_every` counts steps (0: only at the end).
+    `epochs` defaults to what the DPDK dev topics favoured (benchmarks/epochs_dpdk.py)."""
+
+    window: int = 8
+    dim: int = 300
+    batch_size: int = 1024
+    l2: float = 0.01
+    optimizer: str = "adadelta"
+    learning_rate: float = 0.0
+    rho: float = 0.95
+    eps: float = 1e-6
+    epochs: int = 10
+    overlapping: bool = False
+    validation_fraction: float = 0.01
+    early_stopping: bool = False
+    patience: int = 2
+    seed: int = 0
+    device: str = "auto"
+    mixed_precision: bool = False
+    checkpoint_every: int = 1000
+    candidate_chunk: int = 8192
+    embeddings: str = ""
+    threads: int = 0
+
+    def __post_init__(self):
+        checks = [
+            (self.window >= 1, "window must be at least 1"),
+            (self.dim >= 1, "dim must be at least 1"),
+            (self.batch_size >= 1, "batch size must be at least 1"),
+            (self.l2 >= 0, "l2 must not be negative"),
+            (self.optimizer in OPTIMIZERS, f"optimizer must be one of {OPTIMIZERS}"),
+            (self.learning_rate >= 0, "learning rate must not be negative"),
+            (self.epochs >= 1, "epochs must be at least 1"),
+            (0 <= self.validation_fraction < 1, "validation fraction must be in [0, 1)"),
+            (self.patience >= 1, "patience must be at least 1"),
+            (self.validation_fraction > 0 or not self.early_stopping,
+             "early stopping needs a validation fraction above 0"),
+            (self.device in DEVICES or self.device.startswith("cuda:"),
+             f"device must be one of {DEVICES}"),
+            (self.checkpoint_every >= 0, "checkpoint_every must not be negative"),
+            (self.candidate_chunk >= 1, "candidate_chunk must be at least 1"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(message)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TrainSettings:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+@dataclass
+class TrainProgress:
+    """One training step, as plain numbers (val_loss is None until the first validation)."""
+
+    step: int
+    total_steps: int
+    epoch: int
+    epochs: int
+    train_loss: float
+    val_loss: float | None
+    instances_per_s: float
+    eta_s: float
+    device_memory_bytes: int
+
+
+# -- the loss -----------------------------------------------------------------------------------
+class CandidateLogSumExp(torch.autograd.Function):
+    """log sum_c exp(h_i . W_c[c] + k_i b_c) for each row i, streaming over candidate chunks.
+
+    Forward and backward both visit |C| in chunks of `chunk` columns and recompute the scores in
+    backward, so no m x |C| matrix is ever held. `compute_dtype` (bf16/fp16) runs the products
+    in reduced precision; sums and the log-sum-exp stay in the parameters' precision.
+    """
+
+    @staticmethod
+    def forward(ctx, h, wc, b, k, chunk, compute_dtype):
+        lse = torch.full((h.shape[0],), -math.inf, dtype=h.dtype, device=h.device)
+        for sl in _chunks(wc.shape[0], chunk):
+            scores = _scores(h, wc[sl], b[sl], k, compute_dtype)
+            lse = torch.logaddexp(lse, torch.logsumexp(scores, dim=1))
+        ctx.save_for_backward(h, wc, b, k, lse)
+        ctx.chunk, ctx.compute_dtype = chunk, compute_dtype
+        return lse
+
+    @staticmethod
+    def backward(ctx, grad):
+        h, wc, b, k, lse = ctx.saved_tensors
+        cd = ctx.compute_dtype
+        grad_h = torch.zeros_like(h)
+        grad_wc = torch.empty_like(wc)
+        grad_b = torch.empty_like(b)
+        for sl in _chunks(wc.shape[0], ctx.chunk):
+            p = torch.exp(_scores(h, wc[sl], b[sl], k, cd) - lse[:, None]) * grad[:, None]
+            grad_h += _matmul(p, wc[sl], cd)
+            grad_wc[sl] = _matmul(p.T, h, cd)
+            grad_b[sl] = k @ p
+        return grad_h, grad_wc, grad_b, None, None, None
+
+
+def _chunks(n: int, chunk: int):
+    return [slice(s, min(s + chunk, n)) for s in range(0, n, chunk)]
+
+
+def _matmul(a, b, compute_dtype):
+    if compute_dtype is None:
+        return a @ b
+    return (a.to(compute_dtype) @ b.to(compute_dtype)).to(a.dtype)
+
+
+def _scores(h, wc, b, k, compute_dtype):
+    return _matmul(h, wc.T, compute_dtype) + k[:, None] * b[None, :]
+
+
+def window_cross_entropy(wp, wc, b, windows, rows, people, probs, weights, batch_size: int,
+                         chunk: int = 8192, compute_dtype=None) -> torch.Tensor:
+    """Eq. 3's first term: (1/m) sum_i w_i H(p_i, P(.|window_i)), m = batch_size.
+
+    H = log Z_2 - sum_c p_c s_c, with s_c = W_c[c] . sum_i W_p[w_i] + k b_c the window's scores;
+    the targets p come as sparse (row, person, probability) triples.
+    """
+    h = F.embedding_bag(windows, wp, mode="sum", padding_idx=PAD_ID)
+    k = (windows != PAD_ID).sum(dim=1).to(h.dtype)
+    lse = CandidateLogSumExp.apply(h, wc, b, k, chunk, compute_dtype)
+    target_scores = (h[rows] * wc[people]).sum(dim=1) + k[rows] * b[people]
+    expected = torch.zeros_like(lse).index_add_(0, rows, probs * target_scores)
+    return (weights * (lse - expected)).sum() / batch_size
+
+
+class LogLinearNet(nn.Module):
+    """W_p, W_c and b_c as torch parameters; `forward` is `window_cross_entropy`."""
+
+    def __init__(self, word_embeddings: torch.Tensor, candidate_weights: torch.Tensor,
+                 candidate_bias: torch.Tensor, chunk: int = 8192,
+                 compute_dtype: torch.dtype | None = None):
+        super().__init__()
+        self.word_embeddings = nn.Parameter(word_embeddings)
+        self.candidate_weights = nn.Parameter(candidate_weights)
+        self.candidate_bias = nn.Parameter(candidate_bias)
+        self.chunk = chunk
+        self.compute_dtype = compute_dtype
+
+    def forward(self, windows, rows, people, probs, weights, batch_size: int) -> torch.Tensor:
+        return window_cross_entropy(self.word_embeddings, self.candidate_weights,
+                                    self.candidate_bias, windows, rows, people, probs, weights,
+                                    batch_size, self.chunk, self.compute_dtype)
+
+    def penalty(self, l2: float, batch_size: int) -> torch.Tensor:
+        """Eq. 3's lambda / (2m) (||W_p||^2 + ||W_c||^2)."""
+        wp, wc = self.word_embeddings, self.candidate_weights
+        return (l2 / (2 * batch_size)) * (wp.pow(2).sum() + wc.pow(2).sum())
+
+
+# -- set-up -------------------------------------------------------------------------------------
+def select_device(name: str = "auto") -> torch.device:
+    """CUDA when present, else Apple MPS, else CPU; or the device asked for."""
+    if name == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        mps = getattr(torch.backends, "mps", None)
+        if mps is not None and mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    device = torch.device(name)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise TrainingError("device 'cuda' was asked for, but no CUDA GPU is available")
+    if device.type == "mps" and not torch.backends.mps.is_available():
+        raise TrainingError("device 'mps' was asked for, but Apple MPS is not available")
+    return device
+
+
+def glorot_uniform(rows: int, cols: int, generator: torch.Generator) -> torch.Tensor:
+    """Section 4.4: uniform in [-sqrt(6/(rows+cols)), +sqrt(6/(rows+cols))]."""
+    bound = math.sqrt(6.0 / (rows + cols))
+    return (torch.rand(rows, cols, generator=generator, dtype=torch.float64) * 2 - 1) * bound
+
+
+def initial_parameters(n_words: int, n_people: int, settings: TrainSettings,
+                       word_vectors=None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Glorot-uniform W_p (pretrained rows where given) and W_c, zero b_c; padding row zero."""
+    g = torch.Generator().manual_seed(settings.seed)
+    wp = glorot_uniform(n_words, settings.dim, g).float()
+    wc = glorot_uniform(n_people, settings.dim, g).float()
+    if word_vectors is not None:
+        found = torch.from_numpy(word_vectors.found)
+        wp[found] = torch.from_numpy(word_vectors.vectors[word_vectors.found]).float()
+    wp[PAD_ID] = 0.0
+    return wp, wc, torch.zeros(n_people)
+
+
+def make_optimizer(params, settings: TrainSettings) -> torch.optim.Optimizer:
+    if settings.optimizer == "adam":
+        return torch.optim.Adam(params, lr=settings.learning_rate or 1e-3)
+    return torch.optim.Adadelta(params, lr=settings.learning_rate or 1.0, rho=settings.rho,
+                                eps=settings.eps)
+
+
+def split_validation(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Training and held-out instance indices; every instance is in exactly one of them."""
+    n_val = min(int(round(n * fraction)), n - 1) if fraction > 0 else 0
+    order = np.random.default_rng([seed, 1]).permutation(n)
+    return np.sort(order[n_val:]), np.sort(order[:n_val])
+
+
+def epoch_order(train_idx: np.ndarray, seed: int, epoch: int) -> np.ndarray:
+    """The shuffled instances of one epoch, a pure function of (seed, epoch)."""
+    return train_idx[np.random.default_rng([seed, 2, epoch]).permutation(len(train_idx))]
+
+
+# -- the loop -----------------------------------------------------------------------------------
+ProgressFn = Callable[[TrainProgress], None]
+
+
+def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
+          out_dir: str | Path | None = None, progress: ProgressFn | None = None,
+          should_stop: Callable[[], bool] | None = None,
+          should_pause: Callable[[], bool] | None = None, resume: bool = False,
+          word_vectors=None) -> LogLinearModel:
+    """Train the log-linear model on a collection and return it (saved to out_dir when given).
+
+    Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps, when stopped, and at
+    the end; `resume` continues from it. `word_vectors` (embeddings.load_word_vectors) may be
+    passed when already loaded; otherwise settings.embeddings is read here. Under torchrun each
+    process trains on its share of every batch (see distributed.py).
+    """
+    if resume and out_dir is None:
+        raise TrainingError("resuming needs the output folder that holds the checkpoint")
+    if settings.threads:
+        torch.set_num_threads(settings.threads)
+    dist = distributed.context()
+    device = distributed.device_for(dist, select_device(settings.device))
+    instances = make_instances(collection, settings.window, settings.overlapping)
+    if len(instances) == 0:
+        raise TrainingError("the collection has no document with both words and people; "
+                            "there is nothing to train on")
+    train_idx, val_idx = split_validation(len(instances), settings.validation_fraction,
+                                          settings.seed)
+    if settings.embeddings and word_vectors is None and not resume:
+        from expert_gui.core.embeddings import load_word_vectors
+
+        word_vectors = load_word_vectors(settings.embeddings, collection.vocab)
+    if word_vectors is not None and word_vectors.dim != settings.dim:
+        raise TrainingError(f"the word vectors have {word_vectors.dim} dimensions but the model "
+                            f"{settings.dim}; set the dimension to {word_vectors.dim}")
+    compute_dtype = _compute_dtype(settings, device)
+    net = LogLinearNet(*initial_parameters(len(collection.vocab), collection.n_people, settings,
+                                           word_vectors),
+                       chunk=settings.candidate_chunk, compute_dtype=compute_dtype).to(device)
+    optimizer = make_optimizer(net.parameters(), settings)
+    run = _Run(steps_per_epoch=math.ceil(len(train_idx) / settings.batch_size))
+    checkpoint = Path(out_dir) / CHECKPOINT_DIR if out_dir is not None else None
+    if resume:
+        _restore(checkpoint, net, optimizer, run, settings, collection)
+    ddp = distributed.wrap(net, dist, device)
+    total_steps = run.steps_per_epoch * settings.epochs
+    meter = _Meter(run.step)
+
+    def save() -> None:
+        if checkpoint is not None and dist.is_main:
+            _save_checkpoint(checkpoint, net, optimizer, run, settings, collection)
+
+    stopped = False
+    while run.epoch < settings.epochs and not stopped:
+        order = epoch_order(train_idx, settings.seed, run.epoch)
+        while run.batch < run.steps_per_epoch:
+            if _wait_while_paused(should_pause, should_stop):
+                stopped = True
+                break
+            idx = order[run.batch * settings.batch_size:(run.batch + 1) * settings.batch_size]
+            loss = _step(ddp, net, optimizer, instances, idx, settings, device, dist)
+            if not math.isfinite(loss):
+                where = f" ({checkpoint} keeps the last good state)" if checkpoint else ""
+                raise TrainingError(
+                    f"the training loss became {loss} at step {run.step + 1} (epoch "
+                    f"{run.epoch + 1}); training stopped{where}. Try a lower learning rate.")
+            run.step += 1
+            run.batch += 1
+            run.epoch_loss += loss * len(idx)
+            run.epoch_instances += len(idx)
+            if settings.checkpoint_every and run.step % settings.checkpoint_every == 0:
+                save()
+            if progress is not None and dist.is_main:
+                progress(meter.event(run, total_steps, settings, loss, len(idx), device))
+        if stopped:
+            break
+        _end_epoch(run, net, instances, val_idx, settings, device)
+        if progress is not None and dist.is_main:
+            progress(meter.event(run, total_steps, settings, run.history[-1]["train_loss"], 0,
+                                 device))
+        if settings.early_stopping and run.bad_epochs >= settings.patience:
+            break
+    save()
+    model = _to_model(net, run, settings, collection, word_vectors)
+    if out_dir is not None and dist.is_main:
+        save_model(model, out_dir)
+    return model
+
+
+@dataclass
+class _Run:
+    """Where a run is; all of it goes into the checkpoint."""
+
+    steps_per_epoch: int
+    epoch: int = 0
+    batch: int = 0
+    step: int = 0
+    epoch_loss: float = 0.0
+    epoch_instances: int = 0
+    best_val: float = math.inf
+    best_epoch: int = 0
+    bad_epochs: int = 0
+    history: list | None = None
+    best: dict | None = None
+
+    def __post_init__(self):
+        self.history = [] if self.history is None else self.history
+
+    def state(self) -> dict:
+        keys = ("epoch", "batch", "step", "epoch_loss", "epoch_instances", "best_val",
+                "best_epoch", "bad_epochs", "history")
+        return {k: getattr(self, k) for k in keys}
+
+
+def _step(ddp, net, optimizer, instances: Instances, idx, settings, device, dist) -> float:
+    """One optimiser step on the instances idx (this process's share under torchrun)."""
+    m = len(idx)
+    mine = idx[dist.rank::dist.world_size]
+    windows, rows, people, probs, weights = _batch(instances, mine, device)
+    optimizer.zero_grad(set_to_none=True)
+    # DDP averages gradients over processes: scaling each share by world_size makes the
+    # average the gradient of the whole batch's loss.
+    ce = ddp(windows, rows, people, probs, weights, m) * dist.world_size
+    loss = ce + net.penalty(settings.l2, m)
+    loss.backward()
+    optimizer.step()
+    return distributed.mean(loss.detach(), dist)
+
+
+def _batch(instances: Instances, idx, device):
+    rows, people, probs = instances.targets(idx)
+    return (torch.from_numpy(instances.windows[idx]).to(device, torch.int64),
+            torch.from_numpy(rows).to(device),
+            torch.from_numpy(people).to(device),
+            torch.from_numpy(probs).to(device, torch.float32),
+            torch.from_numpy(instances.weights[idx]).to(device, torch.float32))
+
+
+@torch.no_grad()
+def validation_loss(net: LogLinearNet, instances: Instances, idx: np.ndarray,
+                    device, batch_size: int = 4096) -> float | None:
+    """Weighted mean cross-entropy of Eq. 3 (without the penalty) over held-out instances."""
+    if len(idx) == 0:
+        return None
+    total = 0.0
+    for start in range(0, len(idx), batch_size):
+        part = idx[start:start + batch_size]
+        total += float(net(*_batch(instances, part, device), 1))
+    return total / len(idx)
+
+
+def _end_epoch(run: _Run, net, instances, val_idx, settings, device) -> None:
+    val = validation_loss(net, instances, val_idx, device)
+    run.history.append({
+        "epoch": run.epoch + 1, "step": run.step,
+        "train_loss": run.epoch_loss / max(run.epoch_instances, 1), "val_loss": val,
+    })
+    run.epoch += 1
+    run.batch = 0
+    run.epoch_loss, run.epoch_instances = 0.0, 0
+    if val is not None and val < run.best_val:
+        run.best_val, run.best_epoch, run.bad_epochs = val, run.epoch, 0
+        if settings.early_stopping:
+            run.best = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    else:
+        run.bad_epochs += 1
+
+
+def _wait_while_paused(should_pause, should_stop) -> bool:
+    """Block while paused; True when the run should stop."""
+    while True:
+        if should_stop is not None and should_stop():
+            return True
+        if should_pause is None or not should_pause():
+            return False
+        time.sleep(0.1)
+
+
+def _compute_dtype(settings: TrainSettings, device: torch.device):
+    if not settings.mixed_precision:
+        return None
+    if device.type == "cuda" and not torch.cuda.is_bf16_supported():
+        return torch.float16
+    return torch.bfloat16
+
+
+class _Meter:
+    """Instances per second (over the last steps) and the time left."""
+
+    def __init__(self, step: int):
+        self.start_step = step
+        self.times: list[tuple[float, int]] = [(time.perf_counter(), 0)]
+        self.seen = 0
+
+    def event(self, run: _Run, total_steps: int, settings, loss: float, n: int,
+              device) -> TrainProgress:
+        self.seen += n
+        now = time.perf_counter()
+        self.times.append((now, self.seen))
+        self.times = self.times[-50:]
+        (t0, s0), (t1, s1) = self.times[0], self.times[-1]
+        rate = (s1 - s0) / (t1 - t0) if t1 > t0 else 0.0
+        left = (total_steps - run.step) * settings.batch_size
+        val = run.history[-1]["val_loss"] if run.history else None
+        return TrainProgress(
+            step=run.step, total_steps=total_steps, epoch=min(run.epoch + 1, settings.epochs),
+            epochs=settings.epochs, train_loss=float(loss), val_loss=val,
+            instances_per_s=rate, eta_s=left / rate if rate > 0 else math.inf,
+            device_memory_bytes=device_memory_bytes(device))
+
+
+def device_memory_bytes(device: torch.device) -> int:
+    """Peak memory: allocated on a GPU, resident size of the process on the CPU."""
+    if device.type == "cuda":
+        return int(torch.cuda.max_memory_allocated(device))
+    if device.type == "mps":
+        return int(torch.mps.current_allocated_memory())
+    try:
+        import resource
+        import sys
+    except ImportError:  # Windows
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
+# -- checkpoints and the result -----------------------------------------------------------------
+def _save_checkpoint(folder: Path, net, optimizer, run: _Run, settings, collection) -> None:
+    tensors = {f"param.{k}": v for k, v in net.state_dict().items()}
+    opt = optimizer.state_dict()
+    for i, state in opt["state"].items():
+        for name, value in state.items():
+            tensors[f"optim.{i}.{name}"] = torch.as_tensor(value)
+    for k, v in (run.best or {}).items():
+        tensors[f"best.{k}"] = v
+    save_checkpoint(folder, tensors, {
+        "settings": settings.to_dict(), "collection_fingerprint": collection.fingerprint,
+        "param_groups": opt["param_groups"], "run": run.state(),
+    })
+
+
+def _restore(folder: Path, net, optimizer, run: _Run, settings, collection) -> None:
+    if not (folder / "state.json").exists():
+        raise TrainingError(f"there is no checkpoint to resume from in {folder.parent}")
+    tensors, meta = load_checkpoint(folder)
+    saved = TrainSettings.from_dict(meta["settings"])
+    exact = ("window", "dim", "batch_size", "l2", "optimizer", "learning_rate", "rho", "eps",
+             "overlapping", "validation_fraction", "seed")
+    changed = [k for k in exact if getattr(saved, k) != getattr(settings, k)]
+    if changed:
+        raise TrainingError(f"the checkpoint in {folder} was made with other settings "
+                            f"({', '.join(changed)}); resume with the same ones")
+    if meta["collection_fingerprint"] != collection.fingerprint:
+        raise TrainingError(f"the checkpoint in {folder} was made from another collection")
+    device = next(net.parameters()).device
+    net.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("param.")})
+    state: dict = {}
+    for key, value in tensors.items():
+        if key.startswith("optim."):
+            _, i, name = key.split(".", 2)
+            state.setdefault(int(i), {})[name] = value
+    optimizer.load_state_dict({"state": state, "param_groups": meta["param_groups"]})
+    best = {k[5:]: v.to(device) for k, v in tensors.items() if k.startswith("best.")}
+    run.best = best or None
+    for k, v in meta["run"].items():
+        setattr(run, k, v)
+
+
+def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors) -> LogLinearModel:
+    params = run.best if (settings.early_stopping and run.best) else net.state_dict()
+    extra = {"best_epoch": run.best_epoch, "steps": run.step}
+    if word_vectors is not None:
+        extra["embeddings_coverage"] = word_vectors.coverage()
+    return LogLinearModel(
+        word_embeddings=params["word_embeddings"].detach().cpu().numpy().copy(),
+        candidate_weights=params["candidate_weights"].detach().cpu().numpy().copy(),
+        candidate_bias=params["candidate_bias"].detach().cpu().numpy().copy(),
+        vocab=collection.vocab,
+        text_settings=collection.settings,
+        person_ids=list(collection.person_ids),
+        person_names=list(collection.person_names),
+        settings={**settings.to_dict(), **extra},
+        collection_fingerprint=collection.fingerprint,
+        collection_source=collection.source,
+        history=list(run.history),
+    )
