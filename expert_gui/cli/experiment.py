@@ -1,6 +1,105 @@
-"""`expert-gui experiment` (placeholder until its issue lands)."""
+"""`expert-gui experiment`: the paper's evaluation of a collection in one command, with a
+progress bar per stage."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tqdm import tqdm
+
+from expert_gui.core.evaluation.experiment import (
+    ExperimentProgress,
+    ExperimentSettings,
+    run_experiment,
+)
+from expert_gui.core.rankers import METHODS
+from expert_gui.core.text import NUMBER_RULES, TextSettings
+from expert_gui.core.training import TrainSettings
 
 
-def register(sub):
-    p = sub.add_parser("experiment", help="(not available yet)")
-    p.set_defaults(func=lambda args: print("expert-gui experiment: not available yet") or 1)
+def register(sub) -> None:
+    p = sub.add_parser(
+        "experiment", help="evaluate every method on topics with relevance judgments",
+        description="Train (or reuse --model) the log-linear model, rank every topic with every "
+                    "method, and write run files, the paper's Tables 2 and 4 (Markdown, CSV, "
+                    "LaTeX), per-topic measures, Figures 3-5 (and 2 with --sweep) as PNG and SVG, "
+                    "and report.md to DIR.")
+    p.add_argument("collection", metavar="COLLECTION", help="collection file or folder")
+    p.add_argument("--topics", required=True, metavar="FILE", help="topics (TSV, SERT or TREC)")
+    p.add_argument("--qrels", required=True, metavar="FILE", help="TREC relevance judgments")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the results")
+    p.add_argument("--model", metavar="DIR", help="reuse this trained model instead of training")
+    t = TrainSettings()
+    p.add_argument("--epochs", type=int, default=t.epochs, help=f"training epochs ({t.epochs})")
+    p.add_argument("--window", type=int, default=t.window, help=f"n-gram window ({t.window})")
+    p.add_argument("--dim", type=int, default=t.dim, help=f"embedding size ({t.dim})")
+    p.add_argument("--batch-size", type=int, default=t.batch_size,
+                   help=f"instances per batch ({t.batch_size})")
+    p.add_argument("--overlapping", action="store_true", help="overlapping n-grams (small corpora)")
+    p.add_argument("--seed", type=int, default=0, help="seed of training and of the tests (0)")
+    p.add_argument("--numbers", choices=NUMBER_RULES, default=TextSettings().numbers,
+                   help="'numeric' keeps words such as mlx5, i40e; the default folds every token "
+                        "holding a digit into one number token")
+    p.add_argument("--methods", default=",".join(METHODS),
+                   help=f"comma-separated methods (default: all of {','.join(METHODS)})")
+    p.add_argument("--depth", type=int, default=1000, help="people per ranking in the runs (1000)")
+    p.add_argument("--permutations", type=int, default=10_000,
+                   help="randomization-test permutations (10000)")
+    p.add_argument("--sweep", action="store_true",
+                   help="also train one model per window n = 1, 2, 4, 8, 16, 32 (Figure 2)")
+    p.add_argument("--sweep-epochs", type=int, help="epochs of each sweep model (default: --epochs)")
+    p.set_defaults(func=run)
+
+
+def settings_from_args(args: argparse.Namespace) -> ExperimentSettings:
+    train = TrainSettings(window=args.window, dim=args.dim, batch_size=args.batch_size,
+                          epochs=args.epochs, overlapping=args.overlapping, seed=args.seed)
+    return ExperimentSettings(
+        text=TextSettings(numbers=args.numbers), train=train,
+        methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
+        depth=args.depth, n_permutations=args.permutations, seed=args.seed,
+        sweep_epochs=args.sweep_epochs)
+
+
+class _Bars:
+    """One tqdm bar per stage, opened when the stage starts and closed when the next one does."""
+
+    def __init__(self):
+        self.stage = None
+        self.bar = None
+
+    def __call__(self, event: ExperimentProgress) -> None:
+        if event.stage != self.stage:
+            self.close()
+            self.stage = event.stage
+            self.bar = tqdm(desc=f"{event.stage:<9}", total=None, unit="", leave=True,
+                            bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed}{postfix}")
+        if event.total:
+            self.bar.total = event.total
+            self.bar.n = event.done
+            self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            if self.bar.total:
+                self.bar.n = self.bar.total
+            self.bar.close()
+            self.bar = None
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = settings_from_args(args)
+    except ValueError as exc:
+        print(f"expert-gui experiment: error: {exc}", file=sys.stderr)
+        return 2
+    bars = _Bars()
+    try:
+        result = run_experiment(args.collection, args.topics, args.qrels, args.out,
+                                settings=settings, model_path=args.model, sweep=args.sweep,
+                                progress=bars)
+    finally:
+        bars.close()
+    print(f"report: {result.out_dir / 'report.md'}")
+    return 0 if result.completed else 1

@@ -38,8 +38,8 @@ def entropy_figure(fit: EntropyFit, out_dir: str | Path, stem: str = "figure3_en
     ax.set_xlabel("normalized entropy of P(c | q)")
     ax.set_ylabel("average precision")
     r = f"R = {fit.r:.2f}{mark(fit.p)}, p = {fit.p:.2g}" if np.isfinite(fit.r) else "R undefined"
-    ax.set_title(f"{title} ({r}, {len(fit.topics)} topics)".strip())
-    ax.legend(loc="upper right", fontsize="small")
+    ax.set_title(f"{title}\n{r}, {len(fit.topics)} topics".strip(), fontsize="medium")
+    ax.legend(loc="best", fontsize="small")
     ax.grid(alpha=0.3)
     return _save(fig, out_dir, stem)
 

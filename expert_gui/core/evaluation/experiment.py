@@ -1,0 +1,279 @@
+"""The paper's whole evaluation in one call: train (or reuse) the log-linear model, rank every
+topic with every method, and write run files, Tables 2 and 4, per-topic measures, Figures 2-5 and
+a report.md tying them together with the settings, the versions and the wall times."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from expert_gui.core.collection import Collection
+from expert_gui.core.errors import ModelFileError, QueryError
+from expert_gui.core.evaluation import figures
+from expert_gui.core.evaluation.analysis import (
+    APDifference,
+    EntropyFit,
+    ap_difference,
+    entropy_vs_ap,
+)
+from expert_gui.core.evaluation.evaluate import Stopped, check_stop, evaluate
+from expert_gui.core.evaluation.measures import MEASURES, PerTopic, evaluated_topics
+from expert_gui.core.evaluation.qrels import read_qrels
+from expert_gui.core.evaluation.report import write_report
+from expert_gui.core.evaluation.runs import write_run
+from expert_gui.core.evaluation.sweeps import Curve, query_expansion_curve, window_sweep
+from expert_gui.core.evaluation.tables import (
+    TABLE2_METHODS,
+    TABLE4_METHODS,
+    Table,
+    build_table,
+    write_table,
+)
+from expert_gui.core.loading import load_collection
+from expert_gui.core.model import LogLinearModel
+from expert_gui.core.rankers import METHODS, make_ranker
+from expert_gui.core.storage import load_model, save_model
+from expert_gui.core.text import TextSettings
+from expert_gui.core.topics import read_topics
+from expert_gui.core.training import TrainSettings, train
+
+STAGES = ("load", "train", "rank", "analyse", "expansion", "sweep")
+
+
+@dataclass(frozen=True)
+class ExperimentProgress:
+    """One step of one stage; `total` is 0 while a stage does not know its length."""
+
+    stage: str
+    done: float
+    total: float
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ExperimentSettings:
+    """Everything that decides the numbers; written to report.md and settings.json.
+
+    depth: people kept per ranking in the run files (trec_eval's usual 1000).
+    expansion_ks: the k of Figure 4 (Model 1 (jm) with each query word's k nearest W_p words).
+    sweep_windows / sweep_epochs: Figure 2; sweep_epochs None trains as long as `train` says.
+    """
+
+    text: TextSettings = field(default_factory=TextSettings)
+    train: TrainSettings = field(default_factory=TrainSettings)
+    methods: tuple[str, ...] = METHODS
+    depth: int = 1000
+    n_permutations: int = 10_000
+    seed: int = 0
+    expansion_ks: tuple[int, ...] = (0, 1, 2, 4, 8, 16)
+    sweep_windows: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+    sweep_epochs: int | None = None
+
+    def to_dict(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        d["text"] = self.text.to_dict()
+        d["train"] = dataclasses.asdict(self.train)
+        return json.loads(json.dumps(d, default=str))
+
+
+@dataclass
+class ExperimentResult:
+    """What was measured and where it went; `completed` is False when `should_stop` ended it."""
+
+    out_dir: Path
+    settings: ExperimentSettings
+    n_topics: int = 0
+    per_topic: dict[str, PerTopic] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
+    entropy: EntropyFit | None = None
+    difference: APDifference | None = None
+    expansion: Curve = field(default_factory=dict)
+    sweep: Curve = field(default_factory=dict)
+    model_path: Path | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+    wall_times: dict[str, float] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+    completed: bool = False
+
+
+def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str | Path,
+                   out_dir: str | Path, *, settings: ExperimentSettings = ExperimentSettings(),
+                   model_path: str | Path | None = None, sweep: bool = False,
+                   progress: Callable[[ExperimentProgress], None] | None = None,
+                   should_stop: Callable[[], bool] | None = None) -> ExperimentResult:
+    """Run the evaluation into `out_dir`. Bad files raise the typed errors of core/errors.py
+    before any work; a stop keeps everything finished so far and returns `completed` False."""
+    unknown = [m for m in settings.methods if m not in METHODS]
+    if unknown:
+        raise QueryError(f"unknown methods {', '.join(unknown)}; choose from {', '.join(METHODS)}")
+    topic_list = read_topics(topics)
+    judgments = read_qrels(qrels)
+    queries = {t.topic_id: t.query for t in topic_list}
+    scored = evaluated_topics(judgments, list(queries))
+    out = Path(out_dir)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    result = ExperimentResult(out, settings, n_topics=len(queries), sources={
+        "collection": str(collection_path), "topics": str(topics), "qrels": str(qrels)})
+    emit = progress or (lambda event: None)
+    stage = _Stages(result, emit)
+    try:
+        with stage("load"):
+            collection = load_collection(collection_path, settings=settings.text,
+                                         progress=stage.forward, should_stop=should_stop)
+        check_stop(should_stop)
+        with stage("train"):
+            model = _model(collection, settings, model_path, result, stage.forward, should_stop)
+        with stage("rank"):
+            rankings = _rank_all(collection, model, queries, judgments, scored, result,
+                                 stage.forward, should_stop)
+        with stage("analyse"):
+            _tables_and_analyses(result, rankings, queries)
+        if "model1-jm" in settings.methods and settings.expansion_ks:
+            with stage("expansion"):
+                result.expansion = query_expansion_curve(
+                    collection, model, queries, judgments, scored, settings.expansion_ks,
+                    depth=settings.depth, progress=stage.forward, should_stop=should_stop)
+                result.files += _write_curve(out, "figure4_query_expansion", "k", result.expansion)
+                result.files += figures.query_expansion_figure(
+                    result.expansion, out, title="Model 1 (jm) with query expansion")
+        if sweep:
+            with stage("sweep"):
+                train_settings = settings.train
+                if settings.sweep_epochs is not None:
+                    train_settings = dataclasses.replace(train_settings, epochs=settings.sweep_epochs)
+                result.sweep = window_sweep(
+                    collection, train_settings, settings.sweep_windows, queries, judgments, scored,
+                    depth=settings.depth, progress=stage.forward, should_stop=should_stop)
+                result.files += _write_curve(out, "figure2_window_sweep", "window", result.sweep)
+                result.files += figures.window_sweep_figure(result.sweep, out,
+                                                            title="Log-linear, window size")
+        result.completed = True
+    except Stopped:
+        pass
+    result.files += write_report(result)
+    return result
+
+
+class _Stages:
+    """Times each stage and turns the progress of the functions it calls into ExperimentProgress."""
+
+    def __init__(self, result: ExperimentResult, emit):
+        self.result = result
+        self.emit = emit
+        self.current = ""
+
+    def __call__(self, name: str):
+        self.current = name
+        return self
+
+    def __enter__(self):
+        self.start = time.perf_counter()
+        self.emit(ExperimentProgress(self.current, 0, 0))
+
+    def __exit__(self, *exc):
+        took = time.perf_counter() - self.start
+        self.result.wall_times[self.current] = took
+        if exc[0] is None:
+            self.emit(ExperimentProgress(self.current, 1, 1, f"{took:.1f} s"))
+        return False
+
+    def forward(self, event) -> None:
+        """(done, total) from evaluation; load and train events by their done/total or step fields."""
+        if isinstance(event, tuple) and len(event) == 2:
+            done, total = event
+        else:
+            done = getattr(event, "done", getattr(event, "step", 0))
+            total = getattr(event, "total", getattr(event, "total_steps", 0))
+        self.emit(ExperimentProgress(self.current, float(done or 0), float(total or 0),
+                                     "" if isinstance(event, tuple) else str(event)))
+
+
+def _model(collection: Collection, settings: ExperimentSettings, model_path, result, forward,
+           should_stop) -> LogLinearModel:
+    """Reuse the model at `model_path` (it must be of this collection) or train and save one."""
+    if model_path is not None:
+        model = load_model(model_path)
+        if model.collection_fingerprint and collection.fingerprint and \
+                model.collection_fingerprint != collection.fingerprint:
+            raise ModelFileError(model_path, None, "this model was trained on another collection "
+                                                   "or with other text settings")
+        result.model_path = Path(model_path)
+        return model
+    model = train(collection, settings.train, progress=forward, should_stop=should_stop)
+    check_stop(should_stop)
+    result.model_path = save_model(model, result.out_dir / "model")
+    return model
+
+
+def _rank_all(collection, model, queries, qrels, scored, result, forward, should_stop):
+    """Every method over every topic: a run file each, and their per-topic measures."""
+    rankings = {}
+    methods = result.settings.methods
+    for i, method in enumerate(methods):
+        ranker = make_ranker(method, model=model, collection=collection)
+        per_topic, rankings[method] = evaluate(
+            ranker, queries, qrels, scored, depth=result.settings.depth,
+            progress=lambda e, i=i: forward((i + e[0] / e[1], len(methods))),
+            should_stop=should_stop)
+        result.per_topic[method] = per_topic
+        path = result.out_dir / "runs" / f"{method}.run"
+        write_run(path, rankings[method], tag=method)
+        result.files.append(path)
+    return rankings
+
+
+def _tables_and_analyses(result: ExperimentResult, rankings, queries) -> None:
+    out = result.out_dir
+    options = dict(n_permutations=result.settings.n_permutations, seed=result.settings.seed)
+    if "loglinear" in result.per_topic:
+        result.tables["table2"] = build_table(
+            "Table 2: every method; marks: differs from Log-linear", result.per_topic,
+            TABLE2_METHODS, "loglinear", **options)
+    if {"ensemble", "loglinear", "model2-jm"} <= set(result.per_topic):
+        result.tables["table4"] = build_table(
+            "Table 4: Model 2, Log-linear and their ensemble; marks: differs from Ensemble",
+            result.per_topic, TABLE4_METHODS, "ensemble", **options)
+    for stem, table in result.tables.items():
+        result.files += write_table(table, out, stem)
+    result.files.append(_write_per_topic(out / "per_topic.csv", result.per_topic, rankings, queries))
+
+    if "loglinear" in result.per_topic:
+        ll = result.per_topic["loglinear"]
+        entropies = [rankings["loglinear"][t].entropy for t in ll.topics]
+        result.entropy = entropy_vs_ap(ll.topics, entropies, ll.values["AP"], **options)
+        result.files += figures.entropy_figure(result.entropy, out,
+                                               title="Log-linear: entropy vs AP")
+        if "model2-jm" in result.per_topic:
+            result.difference = ap_difference(ll.topics, ll.values["AP"],
+                                              result.per_topic["model2-jm"].values["AP"])
+            result.files += figures.ap_difference_figure(result.difference, out,
+                                                         title="Per-topic AP difference")
+
+
+def _write_per_topic(path: Path, per_topic: dict[str, PerTopic], rankings, queries) -> Path:
+    """One row per (topic, method): every measure, the entropy (log-linear) and the known words."""
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["topic_id", "method", *MEASURES, "entropy", "known_words", "query"])
+        for method, scores in per_topic.items():
+            for i, topic in enumerate(scores.topics):
+                ranking = rankings[method][topic]
+                entropy = "" if ranking.entropy is None else f"{ranking.entropy:.6f}"
+                writer.writerow([topic, method, *(f"{scores.values[m][i]:.6f}" for m in MEASURES),
+                                 entropy, len(ranking.known_words), queries[topic]])
+    return path
+
+
+def _write_curve(out: Path, stem: str, key: str, curve: Curve) -> list[Path]:
+    path = out / f"{stem}.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow([key, *MEASURES])
+        for x in sorted(curve):
+            writer.writerow([x, *(f"{curve[x][m]:.6f}" for m in MEASURES)])
+    return [path]

@@ -1,0 +1,131 @@
+"""report.md and settings.json: the experiment's numbers with everything needed to redo them."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from expert_gui import __version__
+from expert_gui.core.evaluation.measures import LABELS, MEASURES
+from expert_gui.core.evaluation.significance import mark
+from expert_gui.core.evaluation.tables import to_markdown
+
+if TYPE_CHECKING:
+    from expert_gui.core.evaluation.experiment import ExperimentResult
+
+
+def versions() -> dict[str, str]:
+    import ir_measures
+    import matplotlib
+    import numpy
+    import scipy
+    import torch
+
+    return {"expert-gui": __version__, "python": sys.version.split()[0],
+            "platform": platform.platform(), "numpy": numpy.__version__,
+            "scipy": scipy.__version__, "torch": torch.__version__,
+            "ir-measures": ir_measures.__version__, "matplotlib": matplotlib.__version__}
+
+
+def write_report(result: ExperimentResult) -> list[Path]:
+    out = result.out_dir
+    settings_path = out / "settings.json"
+    settings_path.write_text(json.dumps({
+        "sources": result.sources, "settings": result.settings.to_dict(),
+        "model": None if result.model_path is None else str(result.model_path),
+        "versions": versions(), "wall_times_s": result.wall_times,
+        "completed": result.completed}, indent=2), encoding="utf-8")
+    path = out / "report.md"
+    path.write_text("\n".join(_report_lines(result)) + "\n", encoding="utf-8")
+    return [path, settings_path]
+
+
+def _report_lines(result: ExperimentResult) -> list[str]:
+    lines = ["# Expertise retrieval experiment", ""]
+    if not result.completed:
+        lines += ["**Stopped before the end: the sections below hold what was finished.**", ""]
+    first = next(iter(result.per_topic.values()), None)
+    judged = len(first.topics) if first else 0
+    lines += [
+        f"- collection: `{result.sources['collection']}`",
+        f"- topics: `{result.sources['topics']}` ({result.n_topics} topics, {judged} with judgments "
+        "evaluated; a topic whose query has no known word counts with an empty ranking)",
+        f"- qrels: `{result.sources['qrels']}`",
+        f"- model: `{result.model_path}`" if result.model_path else "- model: none",
+        f"- written {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
+        "",
+    ]
+    lines += _findings(result)
+    significance = (f"Significance: two-tailed paired randomization test, "
+                    f"{result.settings.n_permutations} permutations (seed {result.settings.seed}), "
+                    "Benjamini-Hochberg adjusted over the rows of each column; "
+                    r"\*\*\* p < 0.01, \*\* p < 0.05, \* p < 0.1 against the reference row. "
+                    "Best value of each column in bold.")
+    for stem, table in result.tables.items():
+        lines += [f"## {table.title}", "", to_markdown(table), significance, "",
+                  f"Also as [{stem}.csv]({stem}.csv) and [{stem}.tex]({stem}.tex).", ""]
+    if result.entropy is not None:
+        e = result.entropy
+        lines += ["## Figure 3: normalized entropy of P(c|q) vs average precision", "",
+                  f"Pearson's R = {e.r:.3f}{mark(e.p).replace('*', chr(92) + '*')} "
+                  f"(two-tailed permutation p = {e.p:.3g}) over {len(e.topics)} topics; "
+                  f"OLS: AP = {e.slope:.3f} x entropy + {e.intercept:.3f}.", "",
+                  "![entropy vs AP](figure3_entropy_ap.png)", ""]
+    if result.difference is not None:
+        d = result.difference
+        lines += ["## Figure 5: per-topic AP, Log-linear minus Model 2 (jm)", "",
+                  f"Log-linear better on {d.wins} topics, equal on {d.ties}, worse on {d.losses}.",
+                  "", "![AP difference](figure5_ap_difference.png)", ""]
+    if result.expansion:
+        lines += ["## Figure 4: Model 1 (jm) with query expansion by the k nearest terms in W_p", "",
+                  *_curve_table("k", result.expansion), "",
+                  "![query expansion](figure4_query_expansion.png)", ""]
+    if result.sweep:
+        epochs = result.settings.sweep_epochs
+        note = f" (each trained for {epochs} epochs)" if epochs is not None else ""
+        lines += [f"## Figure 2: window size n of the log-linear model{note}", "",
+                  *_curve_table("n", result.sweep), "", "![window sweep](figure2_window_sweep.png)",
+                  ""]
+    lines += ["## Settings", "", "```json", json.dumps(result.settings.to_dict(), indent=2), "```",
+              "", "## Versions", ""]
+    lines += [f"- {name}: {v}" for name, v in versions().items()]
+    lines += ["", "## Wall times", "", "| stage | seconds |", "|---|---|"]
+    lines += [f"| {stage} | {t:.1f} |" for stage, t in result.wall_times.items()]
+    lines += ["", "Run files (TREC format) are in `runs/`; per-topic measures in "
+              "[per_topic.csv](per_topic.csv)."]
+    return lines
+
+
+def _findings(result: ExperimentResult) -> list[str]:
+    """One line per measure: how Log-linear, Model 2 (jm) and the ensemble compare."""
+    table2, table4 = result.tables.get("table2"), result.tables.get("table4")
+    if table2 is None or "model2-jm" not in table2.methods:
+        return []
+    lines = ["## Findings", ""]
+    for m in MEASURES:
+        ll, m2 = table2.means["loglinear"][m], table2.means["model2-jm"][m]
+        verdict = "beats" if ll > m2 else "loses to" if ll < m2 else "ties"
+        p = table2.p_values["model2-jm"][m]
+        text = (f"- {LABELS[m]}: Log-linear {ll:.3f} {verdict} Model 2 (jm) {m2:.3f} "
+                f"(adjusted p = {p:.3g})")
+        if table4 is not None:
+            ens = table4.means["ensemble"][m]
+            best = max(ll, m2)
+            relation = "above" if ens > best else "below" if ens < best else "equal to"
+            text += f"; Ensemble {ens:.3f}, {relation} the better of the two"
+        lines.append(text)
+    return lines + [""]
+
+
+def _curve_table(key: str, curve) -> list[str]:
+    head = [key, *(LABELS[m] for m in MEASURES)]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows += ["| " + " | ".join([str(x), *(f"{curve[x][m]:.3f}" for m in MEASURES)]) + " |"
+             for x in sorted(curve)]
+    return rows
+
+

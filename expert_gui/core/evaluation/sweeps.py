@@ -1,0 +1,55 @@
+"""The analyses that re-rank or retrain: the window sweep of Figure 2 and the query-expansion
+curve of Model 1 (jm) over k of Figure 4."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+
+from expert_gui.core.collection import Collection
+from expert_gui.core.evaluation.evaluate import check_stop, evaluate
+from expert_gui.core.evaluation.qrels import Qrels
+from expert_gui.core.model import LogLinearModel
+from expert_gui.core.rankers import make_ranker
+from expert_gui.core.training import TrainSettings, train
+
+Curve = dict[int, dict[str, float]]
+"""x (window n or k) -> measure -> mean over the judged topics."""
+
+
+def query_expansion_curve(collection: Collection, model: LogLinearModel, queries: Mapping[str, str],
+                          qrels: Qrels, topics: Sequence[str], ks: Sequence[int], *,
+                          depth: int | None = 1000,
+                          progress: Callable[[tuple[int, int]], None] | None = None,
+                          should_stop: Callable[[], bool] | None = None) -> Curve:
+    """Figure 4: Model 1 (jm) with each query word's k nearest W_p words added; k = 0 is plain."""
+    curve: Curve = {}
+    for i, k in enumerate(ks):
+        check_stop(should_stop)
+        ranker = make_ranker("model1-jm", model=model, collection=collection, expand=k)
+        per_topic, _ = evaluate(ranker, queries, qrels, topics, depth=depth,
+                                should_stop=should_stop)
+        curve[k] = per_topic.means()
+        if progress is not None:
+            progress((i + 1, len(ks)))
+    return curve
+
+
+def window_sweep(collection: Collection, settings: TrainSettings, windows: Sequence[int],
+                 queries: Mapping[str, str], qrels: Qrels, topics: Sequence[str], *,
+                 depth: int | None = 1000,
+                 progress: Callable[[tuple[int, int]], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None) -> Curve:
+    """Figure 2: train one log-linear model per window size n and score it."""
+    curve: Curve = {}
+    for i, n in enumerate(windows):
+        check_stop(should_stop)
+        model = train(collection, dataclasses.replace(settings, window=n), should_stop=should_stop)
+        check_stop(should_stop)
+        ranker = make_ranker("loglinear", model=model, collection=collection)
+        per_topic, _ = evaluate(ranker, queries, qrels, topics, depth=depth,
+                                should_stop=should_stop)
+        curve[n] = per_topic.means()
+        if progress is not None:
+            progress((i + 1, len(windows)))
+    return curve

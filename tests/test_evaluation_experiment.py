@@ -1,0 +1,120 @@
+"""`expert-gui experiment` end to end on a small fixture: every promised file exists and parses."""
+
+import csv
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from expert_gui.cli import main
+from expert_gui.core.errors import TopicsError
+from expert_gui.core.evaluation.experiment import ExperimentSettings, run_experiment
+from expert_gui.core.evaluation.measures import MEASURES
+from expert_gui.core.evaluation.runs import read_run
+from expert_gui.core.rankers import METHODS
+from expert_gui.core.training import TrainSettings
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SMALL = TrainSettings(dim=16, epochs=4, window=4, overlapping=True, batch_size=64,
+                      validation_fraction=0.0, checkpoint_every=0)
+SETTINGS = ExperimentSettings(train=SMALL, n_permutations=500, expansion_ks=(0, 1, 2),
+                              sweep_windows=(1, 2), sweep_epochs=1)
+FIGURES = ("figure2_window_sweep", "figure3_entropy_ap", "figure4_query_expansion",
+           "figure5_ap_difference")
+
+
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory):
+    folder = FIXTURES / "evaluation"
+    out = tmp_path_factory.mktemp("experiment")
+    events = []
+    result = run_experiment(folder, folder / "topics.tsv", folder / "qrels.txt", out,
+                            settings=SETTINGS, sweep=True, progress=events.append)
+    return folder, out, result, events
+
+
+def test_every_promised_file_exists_and_parses(experiment):
+    folder, out, result, events = experiment
+    assert result.completed
+    for method in METHODS:
+        run = read_run(out / "runs" / f"{method}.run")
+        assert "T1" in run and "T7" not in run  # T7's query has no known word: empty ranking
+    for stem, methods in (("table2", 7), ("table4", 3)):
+        rows = list(csv.DictReader((out / f"{stem}.csv").open()))
+        assert len(rows) == methods and all(0 <= float(r["AP"]) <= 1 for r in rows)
+        md = (out / f"{stem}.md").read_text()
+        assert md.startswith("| Method | MAP | NDCG@100 | MRR | P@5 | P@10 |")
+        assert len(md.strip().splitlines()) == methods + 2
+        tex = (out / f"{stem}.tex").read_text()
+        assert tex.startswith(r"\begin{tabular}") and tex.rstrip().endswith(r"\end{tabular}")
+    per_topic = list(csv.DictReader((out / "per_topic.csv").open()))
+    assert len(per_topic) == len(METHODS) * 8
+    assert {r["topic_id"] for r in per_topic} == {f"T{i}" for i in range(1, 9)}
+    for row in per_topic:
+        if row["topic_id"] == "T7":
+            assert all(float(row[m]) == 0 for m in MEASURES) and row["known_words"] == "0"
+    for stem in FIGURES:
+        assert (out / f"{stem}.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+        assert ET.parse(out / f"{stem}.svg").getroot().tag.endswith("svg")
+    for stem, key, xs in (("figure2_window_sweep", "window", ["1", "2"]),
+                          ("figure4_query_expansion", "k", ["0", "1", "2"])):
+        assert [r[key] for r in csv.DictReader((out / f"{stem}.csv").open())] == xs
+    report = (out / "report.md").read_text()
+    for needle in ("## Table 2", "## Table 4", "figure3_entropy_ap.png", "figure5_ap_difference.png",
+                   "figure2_window_sweep.png", "figure4_query_expansion.png", "## Versions",
+                   "## Wall times", "## Findings"):
+        assert needle in report
+    saved = json.loads((out / "settings.json").read_text())
+    assert saved["completed"] and saved["settings"]["train"]["dim"] == 16
+    assert set(saved["wall_times_s"]) == {"load", "train", "rank", "analyse", "expansion", "sweep"}
+    assert {e.stage for e in events} == set(saved["wall_times_s"])
+
+
+def test_measures_in_the_tables_match_the_per_topic_file(experiment):
+    _, out, result, _ = experiment
+    per_topic = [r for r in csv.DictReader((out / "per_topic.csv").open())
+                 if r["method"] == "model2-jm"]
+    table = {r["method"]: r for r in csv.DictReader((out / "table2.csv").open())}
+    mean_ap = sum(float(r["AP"]) for r in per_topic) / len(per_topic)
+    assert float(table["model2-jm"]["AP"]) == pytest.approx(mean_ap, abs=1e-5)
+    assert result.entropy is not None and "T7" not in result.entropy.topics
+
+
+def test_cli_reuses_a_model(experiment, tmp_path, capsys):
+    folder, out, _, _ = experiment
+    target = tmp_path / "again"
+    code = main(["experiment", str(folder), "--topics", str(folder / "topics.tsv"),
+                 "--qrels", str(folder / "qrels.txt"), "--out", str(target),
+                 "--model", str(out / "model"), "--permutations", "200",
+                 "--methods", "loglinear,model2-jm,model1-jm,ensemble"])
+    assert code == 0
+    assert not (target / "model").exists()
+    assert sorted(p.name for p in (target / "runs").iterdir()) == [
+        "ensemble.run", "loglinear.run", "model1-jm.run", "model2-jm.run"]
+    # The same model ranks the same way: the log-linear run is identical.
+    assert (target / "runs" / "loglinear.run").read_text() == \
+        (out / "runs" / "loglinear.run").read_text()
+    assert (target / "table4.md").exists() and (target / "report.md").exists()
+
+
+def test_stop_keeps_what_was_finished(tmp_path, fixtures):
+    folder = fixtures / "evaluation"
+    result = run_experiment(folder, folder / "topics.tsv", folder / "qrels.txt", tmp_path,
+                            settings=SETTINGS, should_stop=lambda: True)
+    assert not result.completed
+    assert "Stopped before the end" in (tmp_path / "report.md").read_text()
+    assert json.loads((tmp_path / "settings.json").read_text())["completed"] is False
+
+
+def test_bad_qrels_fail_before_any_work(tmp_path, fixtures):
+    folder = fixtures / "evaluation"
+    bad = tmp_path / "qrels.txt"
+    bad.write_text("T1 0 alice 1\nT2 0 bob\n")
+    with pytest.raises(TopicsError) as err:
+        run_experiment(folder, folder / "topics.tsv", bad, tmp_path / "out", settings=SETTINGS)
+    assert err.value.line == 2
+    assert not (tmp_path / "out").exists()
+    code = main(["experiment", str(folder), "--topics", str(folder / "topics.tsv"),
+                 "--qrels", str(bad), "--out", str(tmp_path / "out")])
+    assert code == 2
