@@ -1,6 +1,6 @@
 """A tiny collection and a random log-linear model over it, for the ranker tests."""
 
-import json
+import csv
 from pathlib import Path
 
 import numpy as np
@@ -8,13 +8,17 @@ import numpy as np
 from expert_gui.core.collection import Collection
 from expert_gui.core.model import LogLinearModel
 
-TINY = Path(__file__).parent / "fixtures" / "rankers" / "tiny.json"
+TINY = Path(__file__).parent / "fixtures" / "rankers" / "tiny"
+
+
+def _rows(name: str) -> list[tuple[str, str]]:
+    with open(TINY / name, encoding="utf-8", newline="") as f:
+        return [tuple(row) for row in list(csv.reader(f, delimiter="\t"))[1:]]
 
 
 def tiny_collection() -> Collection:
     """9 documents, 4 people; d6 has two people, d7 has no words left, d9 has nobody."""
-    raw = json.loads(TINY.read_text(encoding="utf-8"))
-    return Collection.from_records(map(tuple, raw["documents"]), map(tuple, raw["associations"]))
+    return Collection.from_records(_rows("documents.tsv"), _rows("associations.tsv"))
 
 
 def random_model(collection: Collection, dim: int = 5, seed: int = 0,

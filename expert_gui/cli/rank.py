@@ -1,6 +1,84 @@
-"""`expert-gui rank` (placeholder until its issue lands)."""
+"""`expert-gui rank`: rank every topic of a file with one method and write a TREC run.
+
+Also holds what `query` shares with it: opening a model and, for the baselines, its collection.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from expert_gui.core.errors import QueryError
+from expert_gui.core.rankers import METHODS, make_ranker
+from expert_gui.core.rankers.loglinear import AGGREGATIONS
+
+
+def add_ranker_options(p) -> None:
+    """Options every ranking command takes."""
+    p.add_argument("model_dir", metavar="MODEL_DIR", help="a trained model folder")
+    p.add_argument("--method", choices=METHODS, default="loglinear",
+                   help="ranker (default: loglinear); baselines use the model's collection")
+    p.add_argument("--collection", metavar="PATH",
+                   help="collection for the baselines (default: the one the model was trained on)")
+    p.add_argument("--aggregation", choices=AGGREGATIONS, default="sum",
+                   help="log-linear: combine query words by the paper's sum (Eq. 2), a mean, or "
+                        "weights by informativeness (1 - entropy); default sum")
+
+
+def open_ranker(args, *, need_collection: bool = False):
+    """The model, the collection (when the method or the caller needs it) and the ranker."""
+    from expert_gui.core.storage import load_model
+
+    model = load_model(args.model_dir)
+    collection = None
+    if args.method != "loglinear" or need_collection:
+        collection = _collection(model, args.collection)
+    options = {"aggregation": args.aggregation} if args.method in ("loglinear", "ensemble") else {}
+    return model, collection, make_ranker(args.method, model=model, collection=collection,
+                                          **options)
+
+
+def _collection(model, path: str | None):
+    from expert_gui.core.loading import load_collection
+
+    path = path or model.collection_source
+    if not path:
+        raise QueryError("the model does not record its collection; give --collection PATH")
+    collection = load_collection(path, settings=model.text_settings)
+    if model.collection_fingerprint and collection.fingerprint and \
+            collection.fingerprint != model.collection_fingerprint:
+        print(f"warning: {path} has changed since the model was trained on it", file=sys.stderr)
+    return collection
 
 
 def register(sub):
-    p = sub.add_parser("rank", help="(not available yet)")
-    p.set_defaults(func=lambda args: print("expert-gui rank: not available yet") or 1)
+    p = sub.add_parser("rank", help="rank a topic file with one method and write a TREC run",
+                       description="Rank every topic of a topic file (TSV with topic_id and "
+                                   "query columns, SERT id;query, or TREC <top>) and write a "
+                                   "TREC run: topic Q0 person rank score tag.")
+    add_ranker_options(p)
+    p.add_argument("--topics", required=True, metavar="FILE", help="topic file")
+    p.add_argument("--run", required=True, metavar="OUT", help="run file to write")
+    p.add_argument("--depth", type=int, default=1000, help="people per topic (default 1000)")
+    p.add_argument("--tag", help="run tag (default: the method's name)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from expert_gui.core.evaluation.runs import write_run
+    from expert_gui.core.topics import read_topics
+
+    topics = read_topics(args.topics)
+    _, _, ranker = open_ranker(args)
+    rankings = {}
+    no_words = []
+    for topic in topics:
+        rankings[topic.id] = ranking = ranker.rank(topic.query, depth=args.depth)
+        if ranking.no_known_words:
+            no_words.append(topic.id)
+    write_run(args.run, rankings, args.tag or ranker.name)
+    print(f"{len(topics)} topics ranked with {ranker.name}, written to {args.run}")
+    if no_words:
+        print(f"{len(no_words)} topics have no known words and rank nobody: "
+              f"{', '.join(no_words[:10])}{' ...' if len(no_words) > 10 else ''}",
+              file=sys.stderr)
+    return 0

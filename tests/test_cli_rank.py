@@ -1,0 +1,97 @@
+"""`expert-gui query`, `neighbours` and `rank` end to end on the tiny fixture."""
+
+import json
+
+import pytest
+from rankers_helpers import TINY, random_model, tiny_collection
+
+from expert_gui.cli import main
+from expert_gui.core.evaluation.runs import read_run
+from expert_gui.core.neighbours import nearest_words
+from expert_gui.core.rankers import METHODS, make_ranker
+from expert_gui.core.storage import save_model
+
+
+@pytest.fixture(scope="module")
+def collection():
+    return tiny_collection()
+
+
+@pytest.fixture(scope="module")
+def model(collection):
+    m = random_model(collection, seed=1)
+    m.collection_source = str(TINY)
+    return m
+
+
+@pytest.fixture
+def model_dir(model, tmp_path):
+    save_model(model, tmp_path / "model")
+    return tmp_path / "model"
+
+
+@pytest.fixture
+def topics(tmp_path):
+    p = tmp_path / "topics.tsv"
+    p.write_text("topic_id\tquery\nT1\tring buffer\nT2\tice driver link\nT3\tzebra\n",
+                 encoding="utf-8")
+    return p
+
+
+def test_query_json_matches_the_ranker(model, model_dir, capsys):
+    assert main(["query", str(model_dir), "Ring buffer zebra", "-k", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = make_ranker("loglinear", model=model).rank("Ring buffer zebra", depth=3)
+    assert [r["person_id"] for r in out["results"]] == [p for p, _ in expected.top()]
+    assert out["known_words"] == ["ring", "buffer"] and out["unknown_words"] == ["zebra"]
+    assert out["entropy"] == pytest.approx(expected.entropy)
+    assert out["results"][0]["probability"] == pytest.approx(
+        float(expected.probabilities[expected.people[0]]))
+
+
+def test_query_without_known_words_says_so(model_dir, capsys):
+    assert main(["query", str(model_dir), "zebra giraffe"]) == 0
+    out = capsys.readouterr().out
+    assert "no known words" in out and "zebra giraffe" in out
+
+
+def test_query_table_with_explanations(model_dir, capsys):
+    assert main(["query", str(model_dir), "lockless ring", "-k", "2", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "normalized entropy" in out and "log P(c|w): lockless" in out
+
+
+def test_neighbours_json_and_tsv(model, model_dir, capsys):
+    assert main(["neighbours", str(model_dir), "ring", "ice", "-k", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    want = nearest_words(model, [model.vocab.index["ring"], model.vocab.index["ice"]], 3)
+    assert [n["word"] for n in out["neighbours"]] == [n.word for n in want]
+    assert main(["neighbours", str(model_dir), "ring", "--metric", "cosine", "--tsv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "query\tmetric\trank\tword\tdistance" and len(lines) == 11
+    assert main(["neighbours", str(model_dir), "zebra"]) == 2
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_rank_writes_a_trec_run(model, collection, model_dir, topics, tmp_path, method, capsys):
+    out = tmp_path / f"{method}.run"
+    code = main(["rank", str(model_dir), "--topics", str(topics), "--method", method,
+                 "--run", str(out), "--depth", "3"])
+    assert code == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    topic, q0, person, rank, score, tag = lines[0].split()
+    ranker = make_ranker(method, model=model, collection=collection)
+    assert (topic, q0, rank, tag) == ("T1", "Q0", "1", ranker.name)
+    run = read_run(out)
+    assert set(run) == {"T1", "T2"}  # T3 has no known words: nobody ranked
+    for t, q in (("T1", "ring buffer"), ("T2", "ice driver link")):
+        expected = ranker.rank(q, depth=3)
+        assert list(run[t]) == [p for p, _ in expected.top()]
+    assert "no known words" in capsys.readouterr().err
+
+
+def test_rank_bad_topics_file_is_one_line_error(model_dir, tmp_path, capsys):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("topic_id\tquery\nT1\n", encoding="utf-8")
+    assert main(["rank", str(model_dir), "--topics", str(bad), "--run", str(tmp_path / "r")]) == 2
+    assert f"{bad}:2" in capsys.readouterr().err
