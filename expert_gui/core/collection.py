@@ -367,21 +367,22 @@ class CollectionBuilder:
         self._pending_chars += len(text)
         if len(self._pending) >= self._BATCH_DOCS or self._pending_chars >= self._BATCH_CHARS:
             self._tokenize_pending()
-        raw = text.encode("utf-8", errors="replace")
-        if self._text_out is not None:
-            self._text_out.write(raw)
-        else:
-            self._text_chunks.append(raw)
-        self._text_size += len(raw)
-        self._text_offsets.append(self._text_size)
         for person in people:
             self.add_association(doc_id, person, file, line)
 
     def _tokenize_pending(self) -> None:
-        """Tokenize the pending documents in one pass; report those left without words."""
+        """Store and tokenize the pending documents in one pass; report those left without words."""
         if not self._pending:
             return
         n = len(self._pending)
+        raws = [t.encode("utf-8", errors="replace") for t in self._pending]
+        raw = b"".join(raws)
+        if self._text_out is not None:
+            self._text_out.write(raw)
+        else:
+            self._text_chunks.append(raw)
+        self._text_offsets.extend((self._text_size + np.cumsum(list(map(len, raws)))).tolist())
+        self._text_size += len(raw)
         joined = f" {self._SEPARATOR} ".join([t.lower() for t in self._pending])
         runs = joined.encode("utf-8", "surrogatepass").translate(_RUN_BYTES).split()
         ids = np.frombuffer(array("q", map(self._ids.__getitem__, runs)), dtype=np.int64)
@@ -415,19 +416,16 @@ class CollectionBuilder:
     def build(self, *, fingerprint: str = "", source: str = "") -> Collection:
         """Resolve associations, cut the vocabulary, and return the collection."""
         people_order: dict[str, int] = {}
-        links: set[tuple[int, int]] = set()
-        for doc_id, person_id, file, line in self._assoc:
+        doc_col, person_col, rows = array("q"), array("q"), array("q")
+        for k, (doc_id, person_id, file, line) in enumerate(self._assoc):
             d = self._doc_index.get(doc_id)
             if d is None:
                 self.report.add("unknown-document", file, line,
                                 f"association of {person_id!r} to unknown document {doc_id!r}")
                 continue
-            p = people_order.setdefault(person_id, len(people_order))
-            if (d, p) in links:
-                self.report.add("duplicate-association", file, line,
-                                f"{doc_id!r} - {person_id!r} given twice")
-                continue
-            links.add((d, p))
+            doc_col.append(d)
+            person_col.append(people_order.setdefault(person_id, len(people_order)))
+            rows.append(k)
         for person_id, (file, line) in self._people_where.items():
             if person_id not in people_order:
                 self.report.add("unknown-person", file, line,
@@ -435,19 +433,22 @@ class CollectionBuilder:
         # Candidates are the people with at least one document, sorted by id for stable indices.
         ordered = sorted(people_order, key=str)
         new_index = {pid: i for i, pid in enumerate(ordered)}
-        old_to_new = np.empty(len(people_order), dtype=np.int32)
-        for pid, old in people_order.items():
-            old_to_new[old] = new_index[pid]
+        old_to_new = np.array([new_index[pid] for pid in people_order], dtype=np.int64)
         n_docs = len(self._doc_ids)
-        if links:
-            pairs = np.array(sorted(links), dtype=np.int64)
-            doc_col = pairs[:, 0]
-            person_col = old_to_new[pairs[:, 1]]
-            order = np.lexsort((person_col, doc_col))
-            doc_col, person_col = doc_col[order], person_col[order]
-        else:
-            doc_col = np.zeros(0, dtype=np.int64)
-            person_col = np.zeros(0, dtype=np.int32)
+        doc_col = np.frombuffer(doc_col, dtype=np.int64)
+        person_col = old_to_new[np.frombuffer(person_col, dtype=np.int64)] if len(rows) else \
+            np.zeros(0, dtype=np.int64)
+        # One link per (document, person): later repeats are reported, in reading order.
+        _, first = np.unique(doc_col * max(len(ordered), 1) + person_col, return_index=True)
+        repeated = np.ones(len(doc_col), dtype=bool)
+        repeated[first] = False
+        for k in np.flatnonzero(repeated).tolist():
+            doc_id, person_id, file, line = self._assoc[rows[k]]
+            self.report.add("duplicate-association", file, line,
+                            f"{doc_id!r} - {person_id!r} given twice")
+        first.sort()
+        order = np.lexsort((person_col[first], doc_col[first]))
+        doc_col, person_col = doc_col[first][order], person_col[first][order]
         indptr = np.zeros(n_docs + 1, dtype=np.int64)
         np.cumsum(np.bincount(doc_col, minlength=n_docs), out=indptr[1:])
         for d in np.flatnonzero(np.diff(indptr) == 0):

@@ -1,0 +1,68 @@
+"""Cold load and tokenization of a collection next to scikit-learn's CountVectorizer, and the
+cached reload: `python benchmarks/bench_load.py [DATA] [--repeat N]`.
+
+Both sides run in the same process, alternating, so the ratio holds on a busy machine. The cold
+load reads the files, tokenizes and builds the collection without the cache; CountVectorizer
+(English stop words, its default token pattern) is fitted on the same texts, already in memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="?", default=REPO.parent / "shared/data/dpdk-maintainers",
+                        type=Path, help="a collection (default: ../shared/data/dpdk-maintainers)")
+    parser.add_argument("--repeat", type=int, default=5, help="repetitions (default 5)")
+    args = parser.parse_args()
+    os.environ["EXPERT_GUI_HOME"] = tempfile.mkdtemp(prefix="bench-load-")
+
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from expert_gui.core.loading import load_collection
+    from expert_gui.core.text import TextSettings, load_stopwords
+
+    load_stopwords(TextSettings())  # imports scikit-learn's list once, outside the timings
+    first = load_collection(args.data, use_cache=False)
+    texts = [first.text(i) for i in range(first.n_documents)]
+    n_tokens = int(len(first.tokens))
+    del first
+
+    ours, theirs, reloads = [], [], []
+    for _ in range(args.repeat):
+        t = time.perf_counter()
+        load_collection(args.data, use_cache=False)
+        ours.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        CountVectorizer(stop_words="english").fit(texts)
+        theirs.append(time.perf_counter() - t)
+    load_collection(args.data)  # writes the cache
+    for _ in range(args.repeat):
+        t = time.perf_counter()
+        load_collection(args.data)
+        reloads.append(time.perf_counter() - t)
+
+    cold, cv, reload = (statistics.median(x) for x in (ours, theirs, reloads))
+    print(f"collection: {args.data} ({len(texts):,} documents, {n_tokens:,} tokens kept)")
+    print(f"repetitions: {args.repeat} (medians below)")
+    print(f"cold load (read + tokenize + build, no cache): {cold:.3f} s, "
+          f"{n_tokens / cold:,.0f} tokens/s")
+    print(f"CountVectorizer.fit on the same texts:         {cv:.3f} s")
+    print(f"ratio cold load / CountVectorizer:             {cold / cv:.2f}")
+    print(f"cached reload:                                 {reload:.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,135 @@
+"""A folder of `documents.tsv|csv|jsonl`, `associations.tsv|csv` and optional `people.tsv|csv`.
+
+The layout of `../shared/data/*/`. Delimited documents: a header naming `doc_id` (or `id`) and
+the text columns (`title`, `text`, `abstract`, ... joined in file order); without a header, the
+first column is the id and the last the text. JSONL: one object a line with `id` or `doc_id`,
+the text fields, and optionally its people inline (`"people": ["id", ...]`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from expert_gui.core.collection import CollectionBuilder
+from expert_gui.core.errors import CollectionError
+from expert_gui.core.formats.associations import companion, read_associations, read_people
+from expert_gui.core.formats.delimited import (
+    DOC_ID_COLUMNS,
+    PEOPLE_COLUMNS,
+    TEXT_COLUMNS,
+    find_column,
+    read_rows,
+)
+from expert_gui.core.formats.reading import Progress, file_state, read_lines
+
+NAME = "folder"
+DOCUMENT_FILES = tuple(f"documents.{ext}" for ext in
+                       ("tsv", "csv", "jsonl", "tsv.gz", "csv.gz", "jsonl.gz"))
+
+
+def looks_like(path: Path) -> bool:
+    return path.is_dir() and documents_file(path) is not None
+
+
+def documents_file(folder: Path) -> Path | None:
+    return next((folder / n for n in DOCUMENT_FILES if (folder / n).is_file()), None)
+
+
+def input_files(path: Path, associations: Path | None, people: Path | None) -> list[Path]:
+    docs = documents_file(path)
+    if docs is None:
+        raise CollectionError(path, None, "expected a folder holding documents.tsv, "
+                                          "documents.csv or documents.jsonl")
+    assoc = associations or companion(path, "associations")
+    if assoc is None and not docs.name.startswith("documents.jsonl"):
+        raise CollectionError(path, None, "expected associations.tsv or associations.csv "
+                                          "beside the documents (or --associations FILE)")
+    people = people or companion(path, "people")
+    return [f for f in (docs, assoc, people) if f is not None]
+
+
+def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:
+    return [file_state(f) for f in input_files(path, associations, people)]
+
+
+def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
+         people: Path | None, progress: Progress) -> None:
+    files = input_files(path, associations, people)
+    progress.total = sum(f.stat().st_size for f in files)
+    docs = files[0]
+    if docs.name.startswith("documents.jsonl"):
+        _read_jsonl(docs, builder, progress)
+    else:
+        _read_delimited(docs, builder, progress)
+    assoc = associations or companion(path, "associations")
+    if assoc is not None:
+        read_associations(assoc, builder, progress)
+    people = people or companion(path, "people")
+    if people is not None:
+        read_people(people, builder, progress)
+
+
+def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
+    id_col, text_cols = 0, None  # None: the last column of each row
+    first = True
+    for line, row in read_rows(path, builder.report, progress):
+        if first:
+            first = False
+            i = find_column(row, DOC_ID_COLUMNS)
+            if i is not None:
+                id_col = i
+                cells = [c.strip().lower() for c in row]
+                text_cols = [k for k, c in enumerate(cells) if c in TEXT_COLUMNS]
+                if not text_cols:
+                    raise CollectionError(path, line, "expected a text column (one of "
+                                                      + ", ".join(TEXT_COLUMNS) + ")")
+                continue
+        if len(row) < 2 or len(row) <= id_col or (text_cols and len(row) <= max(text_cols)):
+            builder.report.add("malformed-record", path, line,
+                               f"expected a document id and its text, found {len(row)} field(s)")
+            continue
+        doc_id = row[id_col].strip()
+        if not doc_id:
+            builder.report.add("malformed-record", path, line, "empty document id")
+            continue
+        text = row[-1] if text_cols is None else "\n".join(row[k] for k in text_cols)
+        builder.add_document(doc_id, text, path, line)
+
+
+def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
+    for line, raw in read_lines(path, builder.report, progress):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError):
+            record = None
+        if not isinstance(record, dict):
+            builder.report.add("malformed-record", path, line, "expected a JSON object")
+            continue
+        doc_id = record.get("doc_id", record.get("id"))
+        if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool) or str(doc_id) == "":
+            builder.report.add("malformed-record", path, line,
+                               "expected an \"id\" or \"doc_id\" field (string)")
+            continue
+        parts = [record[k] for k in TEXT_COLUMNS if k in record]
+        people = next((record[k] for k in PEOPLE_COLUMNS if k in record), [])
+        if not all(isinstance(p, str) for p in parts) or not isinstance(people, list):
+            builder.report.add("malformed-record", path, line,
+                               "expected text fields as strings and people as a list")
+            continue
+        ids = []
+        for person in people:
+            if isinstance(person, dict):
+                person_id, name = person.get("id", person.get("person_id")), person.get("name")
+                if isinstance(person_id, str) and person_id:
+                    builder.add_person(person_id, name if isinstance(name, str) else "",
+                                       path, line)
+                person = person_id
+            if not isinstance(person, str) or not person:
+                builder.report.add("malformed-record", path, line,
+                                   f"expected a person id, found {person!r}")
+                continue
+            ids.append(person)
+        builder.add_document(str(doc_id), "\n".join(parts), path, line, people=ids)

@@ -1,0 +1,59 @@
+"""A folder of plain-text files: one document per file, its id the path relative to the folder.
+
+Associations (`--associations`, or `associations.*` in the folder) use the ids as relative paths
+with forward slashes. A file holding NUL bytes is not text: it is reported and skipped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from expert_gui.core.collection import CollectionBuilder
+from expert_gui.core.errors import CollectionError
+from expert_gui.core.formats.associations import companion, read_associations, read_people
+from expert_gui.core.formats.reading import Progress, decode_bytes, file_state, visible_files
+
+NAME = "text"
+
+
+def looks_like(path: Path) -> bool:
+    return path.is_dir()
+
+
+def input_files(path: Path, associations: Path | None,
+                people: Path | None) -> tuple[list[Path], Path, Path | None]:
+    if not path.is_dir():
+        raise CollectionError(path, None, "expected a folder of plain-text files")
+    assoc = associations or companion(path, "associations")
+    if assoc is None:
+        raise CollectionError(path, None, "expected an associations file (associations.tsv in "
+                                          "the folder, or --associations FILE)")
+    people = people or companion(path, "people")
+    docs = [f for f in visible_files(path) if f not in (assoc, people)]
+    return docs, assoc, people
+
+
+def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:
+    docs, assoc, people = input_files(path, associations, people)
+    return [file_state(f) for f in [*docs, assoc, people] if f is not None]
+
+
+def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
+         people: Path | None, progress: Progress) -> None:
+    docs, assoc, people = input_files(path, associations, people)
+    progress.total = sum(f.stat().st_size for f in [*docs, assoc, people] if f is not None)
+    for f in docs:
+        try:
+            data = f.read_bytes()
+        except OSError as exc:
+            raise CollectionError(f, None, f"cannot read: {exc.strerror or exc}") from exc
+        if b"\0" in data:
+            builder.report.add("malformed-record", f, None, "expected a text file (it holds NUL "
+                                                            "bytes); skipped")
+        else:
+            builder.add_document(f.relative_to(path).as_posix(),
+                                 decode_bytes(data, f, builder.report), f, 1)
+        progress.advance(len(data), f"reading {f.name}")
+    read_associations(assoc, builder, progress)
+    if people is not None:
+        read_people(people, builder, progress)

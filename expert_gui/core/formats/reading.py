@@ -1,0 +1,181 @@
+"""What every format reader shares: UTF-8 lines with their numbers, progress, and the stop flag.
+
+Files are read as bytes, one line at a time, so a large collection is never held whole; a line
+that is not valid UTF-8 is decoded with U+FFFD in place of the bad bytes and reported with its
+file and line, never dropped.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import os
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from expert_gui.core.collection import LoadReport
+from expert_gui.core.errors import CollectionError
+
+# Seconds between two progress events; the stop flag is asked as often.
+_EVENT_INTERVAL = 0.1
+
+# Decoding errors: U+FFFD in place of the bad bytes, counted per thread so a reader can tell
+# whether a file had any without looking at every line.
+_COUNTING_REPLACE = "expert_gui.count_and_replace"
+_bad_bytes = threading.local()
+
+
+def _count_and_replace(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _bad_bytes.count = _bad_bytes_seen() + 1
+    return "\ufffd", exc.end
+
+
+def _bad_bytes_seen() -> int:
+    return getattr(_bad_bytes, "count", 0)
+
+
+codecs.register_error(_COUNTING_REPLACE, _count_and_replace)
+
+
+class LoadProgress(NamedTuple):
+    """One progress event of a load: `done` of `total` units (bytes, or commits for git)."""
+
+    done: int
+    total: int
+    message: str
+
+
+class Stop(Exception):
+    """Raised inside a load when `should_stop()` says so; `load_collection` returns None."""
+
+
+class Progress:
+    """Rate-limited progress events and the stop check for one load."""
+
+    def __init__(self, callback: Callable[[LoadProgress], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None):
+        self._callback = callback
+        self._should_stop = should_stop
+        self.total = 0
+        self.done = 0
+        self._last = 0.0
+
+    def advance(self, n: int, message: str) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self._last >= _EVENT_INTERVAL:
+            self._last = now
+            self.event(message)
+
+    def event(self, message: str) -> None:
+        """Send an event now, and stop if asked to."""
+        if self._should_stop is not None and self._should_stop():
+            raise Stop
+        if self._callback is not None:
+            self._callback(LoadProgress(self.done, self.total, message))
+
+
+def file_state(path: Path) -> str:
+    """What identifies a file's content for the cache: path, size and modification time."""
+    st = path.stat()
+    return f"{path.resolve()}\t{st.st_size}\t{st.st_mtime_ns}"
+
+
+class TextFile:
+    """A plain or gzipped UTF-8 file opened as text for streaming, as a context manager.
+
+    Lines end at \\n, \\r\\n or \\r (the csv module's rule). Bytes that are not valid UTF-8 become
+    U+FFFD; when the file had any, leaving the context reads it once more as bytes to report each
+    such line, so valid files pay nothing. `tick()` sends a progress event now and then.
+    """
+
+    def __init__(self, path: Path, report: LoadReport, progress: Progress):
+        self.path = path
+        self._report = report
+        self._progress = progress
+        self._label = f"reading {path.name}"
+
+    def __enter__(self) -> TextFile:
+        try:
+            self._raw = open(self.path, "rb")  # noqa: SIM115 - closed in __exit__
+        except OSError as exc:
+            raise CollectionError(self.path, None,
+                                  f"cannot open: {exc.strerror or exc}") from exc
+        stream = gzip.GzipFile(fileobj=self._raw) if self.path.name.endswith(".gz") else self._raw
+        self.text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors=_COUNTING_REPLACE,
+                                     newline="")
+        self._bad_before = _bad_bytes_seen()
+        self._done = 0
+        return self
+
+    def tick(self) -> None:
+        pos = self._raw.tell()
+        self._progress.advance(pos - self._done, self._label)
+        self._done = pos
+
+    def __exit__(self, kind, exc, tb) -> None:
+        size = os.fstat(self._raw.fileno()).st_size
+        self.text.close()
+        if kind is None:
+            self._progress.advance(size - self._done, self._label)
+            if _bad_bytes_seen() != self._bad_before:
+                self._report_bad_lines()
+        elif issubclass(kind, (EOFError, zlib.error)) or (
+                issubclass(kind, OSError) and not isinstance(exc, CollectionError)):
+            raise CollectionError(self.path, None,
+                                  f"expected a readable (gzip) text file: {exc}") from exc
+
+    def _report_bad_lines(self) -> None:
+        opener = gzip.open if self.path.name.endswith(".gz") else open
+        line_no = 0
+        with opener(self.path, "rb") as f:
+            for chunk in f:
+                for line in chunk.splitlines() or [b""]:
+                    line_no += 1
+                    try:
+                        line.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        self._report.add("invalid-utf8", self.path, line_no,
+                                         f"bytes that are not valid UTF-8 at column "
+                                         f"{exc.start + 1} replaced by U+FFFD")
+
+
+def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, str]]:
+    """(line number from 1, text with its line ending) for a plain or gzipped text file."""
+    with TextFile(path, report, progress) as f:
+        for line_no, text in enumerate(f.text, 1):
+            yield line_no, text
+            if line_no & 1023 == 0:
+                f.tick()
+
+
+def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
+    """A whole small file's bytes as text, reporting each line that is not valid UTF-8."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        for line_no, line in enumerate(data.split(b"\n"), 1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                report.add("invalid-utf8", path, line_no,
+                           f"bytes that are not valid UTF-8 at column {exc.start + 1} replaced "
+                           "by U+FFFD")
+        text = data.decode("utf-8", errors="replace")
+    return text.removeprefix("\ufeff")
+
+
+def visible_files(folder: Path) -> list[Path]:
+    """Every regular file under a folder, skipping hidden files and folders, in sorted order."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        out += [Path(root) / f for f in sorted(files) if not f.startswith(".")]
+    return [p for p in out if p.is_file()]
