@@ -1,17 +1,67 @@
-"""Start the Qt application (placeholder main window until the GUI issue lands)."""
+"""Start the Qt application: logging to the user's log folder, the main window, first launch."""
 
 from __future__ import annotations
 
+import logging
 import sys
+from pathlib import Path
+
+from expert_gui.core.paths import log_dir
+from expert_gui.gui.dialogs import LOG_FILE_NAME
+
+APP_NAME = "Expertise Explorer"
+ORGANIZATION = "expert-gui"
+
+
+def demo_collection_path() -> Path | None:
+    """The demo collection shipped in `resources/demo` (in a checkout, or inside the package)."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package.parent / "resources" / "demo", package / "resources" / "demo"):
+        if (candidate / "documents.tsv").is_file():
+            return candidate
+    return None
+
+
+def setup_logging() -> Path:
+    """Everything at INFO and above goes to the log file; the dialogs point the user there."""
+    path = log_dir() / LOG_FILE_NAME
+    root = logging.getLogger()
+    if not any(isinstance(h, logging.FileHandler) and Path(h.baseFilename) == path
+               for h in root.handlers):
+        handler = logging.FileHandler(path, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+    root.setLevel(min(root.level or logging.INFO, logging.INFO))
+    return path
+
+
+def create_application():
+    """The QApplication (reused when one exists, as under pytest-qt)."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(ORGANIZATION)
+    pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
+    return app
 
 
 def run_gui(screenshot_dir: str | None = None) -> int:
-    from PySide6.QtWidgets import QApplication, QMainWindow
+    """Open the main window; with `screenshot_dir`, save a PNG of every panel there and quit."""
+    setup_logging()
+    app = create_application()
+    from expert_gui.gui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    app.setApplicationName("Expertise Explorer")
-    win = QMainWindow()
-    win.setWindowTitle("Expertise Explorer")
-    win.resize(1280, 800)
-    win.show()
+    window = MainWindow()
+    window.show()
+    if screenshot_dir is not None:
+        from expert_gui.gui.screenshots import take_screenshots
+
+        paths = take_screenshots(window, Path(screenshot_dir))
+        for p in paths:
+            print(p)
+        window.close()
+        return 0
+    window.open_startup_collection()
     return app.exec()

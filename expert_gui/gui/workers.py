@@ -9,6 +9,7 @@ the old one (which is asked to stop), and a second training is refused while one
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 import time
@@ -26,6 +27,8 @@ EMIT_INTERVAL_S = 0.05
 
 class Task(QThread):
     """Runs `func(*args, progress=..., should_stop=..., [should_pause=...], **kwargs)` in a thread.
+
+    The hooks are passed only to a function that takes them (`load_model(folder)` takes none).
 
     Signals (delivered on the GUI thread): `progressed(list)` with the events since the last
     batch, then exactly one of `succeeded(result)` or `failed(exception, traceback_text)`.
@@ -87,9 +90,11 @@ class Task(QThread):
             self.progressed.emit(batch)
 
     def run(self) -> None:
-        kwargs = dict(self._kwargs, progress=self._progress, should_stop=self._stop.is_set)
+        hooks = {"progress": self._progress, "should_stop": self._stop.is_set}
         if self._pausable:
-            kwargs["should_pause"] = self._pause.is_set
+            hooks["should_pause"] = self._pause.is_set
+        accepted = inspect.signature(self._func).parameters
+        kwargs = dict(self._kwargs, **{k: v for k, v in hooks.items() if k in accepted})
         try:
             result = self._func(*self._args, **kwargs)
         except Exception as exc:  # every failure reaches the user as a dialog, never a crash

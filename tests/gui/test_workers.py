@@ -101,3 +101,11 @@ def test_stop_all_waits_for_running_tasks(qtbot):
     runner.start("load", _count, 100_000, delay=0.001)
     assert runner.stop_all(wait_ms=5000)
     assert not runner.any_running()
+
+
+def test_a_function_without_hooks_runs_too(qtbot):
+    runner = TaskRunner()
+    got = []
+    runner.start("model", lambda x: x * 2, 21, on_success=got.append)
+    qtbot.waitUntil(lambda: bool(got), timeout=5000)
+    assert got == [42]

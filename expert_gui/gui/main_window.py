@@ -1,0 +1,288 @@
+"""The main window: menus, toolbar, status bar and one dock per panel, its layout remembered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QTabWidget,
+    QWidget,
+)
+
+from expert_gui import PAPER_CITATION, __version__
+from expert_gui.core.paths import config_dir, log_dir
+from expert_gui.gui.app import APP_NAME, demo_collection_path
+from expert_gui.gui.panels.collection import CollectionPanel
+from expert_gui.gui.panels.comparison import ComparisonPanel
+from expert_gui.gui.panels.entropy import EntropyPanel
+from expert_gui.gui.panels.neighbours import NeighboursPanel
+from expert_gui.gui.panels.query import QueryPanel
+from expert_gui.gui.panels.training import TrainingPanel
+from expert_gui.gui.state import AppState
+
+SETTINGS_FILE = "gui.ini"
+
+
+def settings() -> QSettings:
+    """Settings in the app's own config folder (so EXPERT_GUI_HOME isolates tests and installs)."""
+    return QSettings(str(config_dir() / SETTINGS_FILE), QSettings.Format.IniFormat)
+
+
+def compute_device_text() -> str:
+    """The GPU's name, or the CPU and its thread count."""
+    import torch
+
+    if torch.cuda.is_available():
+        return f"GPU: {torch.cuda.get_device_name(0)}"
+    return f"CPU: {torch.get_num_threads()} threads"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(APP_NAME)
+        self.setObjectName("main-window")
+        self.setAcceptDrops(True)
+        self.state = AppState(self)
+        self.collection_panel = CollectionPanel(self.state)
+        self.training_panel = TrainingPanel(self.state)
+        self.query_panel = QueryPanel(self.state)
+        self.entropy_panel = EntropyPanel(self.state)
+        self.neighbours_panel = NeighboursPanel(self.state)
+        self.comparison_panel = ComparisonPanel(self.state)
+        self.panels = {
+            "Collection": self.collection_panel,
+            "Training": self.training_panel,
+            "Query": self.query_panel,
+            "Entropy": self.entropy_panel,
+            "Nearest terms": self.neighbours_panel,
+            "Model 2 comparison": self.comparison_panel,
+        }
+        self.docks: dict[str, QDockWidget] = {}
+        self._build_docks()
+        self._build_actions()
+        self._build_status_bar()
+        self.state.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.state.model_changed.connect(self._show_model_state)
+        self.state.collection_changed.connect(self._remember_collection)
+        self.state.query_requested.connect(lambda _: self.show_panel("Query"))
+        self.resize(1280, 800)
+        self._restore_layout()
+
+    # -- building ---------------------------------------------------------------------------------
+    def _build_docks(self) -> None:
+        self.setDockOptions(QMainWindow.DockOption.AllowTabbedDocks
+                            | QMainWindow.DockOption.AllowNestedDocks
+                            | QMainWindow.DockOption.AnimatedDocks)
+        self.setTabPosition(Qt.DockWidgetArea.AllDockWidgetAreas, QTabWidget.TabPosition.North)
+        first = None
+        for title, panel in self.panels.items():
+            dock = QDockWidget(title, self)
+            dock.setObjectName(f"dock-{title.lower().replace(' ', '-')}")
+            dock.setWidget(panel)
+            dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                             | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                             | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+            self.addDockWidget(Qt.DockWidgetArea.TopDockWidgetArea, dock)
+            if first is None:
+                first = dock
+            else:
+                self.tabifyDockWidget(first, dock)
+            self.docks[title] = dock
+        self.setCentralWidget(None)
+        first.raise_()
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setStatusTip(tip)
+        action.setToolTip(f"{tip} ({QKeySequence(shortcut).toString()})" if shortcut else tip)
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        cp, tp, qp = self.collection_panel, self.training_panel, self.query_panel
+        self.open_action = self._action("&Open collection…", cp.choose_collection,
+                                        QKeySequence.StandardKey.Open,
+                                        "Open a collection (folder or file, any supported format)")
+        self.demo_action = self._action("Open &demo collection", self.open_demo, None,
+                                        "Open the demo collection shipped with the app")
+        self.topics_action = self._action("Open &topics…", cp.choose_topics, "Ctrl+Shift+T",
+                                          "Open a topic set (TSV, SERT or TREC)")
+        self.qrels_action = self._action("Open &qrels…", cp.choose_qrels, "Ctrl+Shift+Q",
+                                         "Open relevance judgments (TREC qrels)")
+        self.model_action = self._action("Open &model…", tp.choose_model, "Ctrl+Shift+O",
+                                         "Open a trained model folder")
+        self.export_action = self._action("&Export ranking…", qp.export_ranking, "Ctrl+E",
+                                          "Save the current ranking as CSV or a TREC run")
+        quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit, "Quit")
+        self.train_action = self._action("&Train", tp.start_training, "Ctrl+T",
+                                         "Train a model on the open collection")
+        self.pause_action = self._action("&Pause / resume", tp.toggle_pause, "Ctrl+P",
+                                         "Pause or resume training")
+        self.stop_action = self._action("&Stop training", tp.stop_training, "Ctrl+.",
+                                        "Stop training, keeping the last checkpoint")
+        self.query_action = self._action("&Query", self.focus_query, "Ctrl+L",
+                                         "Type a query")
+
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        for a in (self.open_action, self.demo_action, self.topics_action, self.qrels_action,
+                  self.model_action, self.export_action):
+            file_menu.addAction(a)
+        file_menu.addSeparator()
+        file_menu.addAction(quit_action)
+        model_menu = bar.addMenu("&Model")
+        for a in (self.train_action, self.pause_action, self.stop_action, self.query_action):
+            model_menu.addAction(a)
+        view_menu = bar.addMenu("&View")
+        for i, title in enumerate(self.docks, start=1):
+            show = self._action(title, lambda _=False, t=title: self.show_panel(t), f"Alt+{i}",
+                                f"Show the {title} panel")
+            view_menu.addAction(show)
+        view_menu.addSeparator()
+        view_menu.addAction(self._action("Reset layout", self.reset_layout, None,
+                                         "Put every panel back in its tab"))
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action("&About", self.show_about, None, "About this app"))
+        help_menu.addAction(self._action("Show log folder", self.show_log_folder, None,
+                                         "Where the log file is"))
+
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("toolbar-main")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for a in (self.open_action, self.model_action, self.train_action, self.pause_action,
+                  self.stop_action, self.query_action, self.export_action):
+            toolbar.addAction(a)
+        tp.training_state_changed.connect(self._update_training_actions)
+        self._update_training_actions()
+
+    def _build_status_bar(self) -> None:
+        self.device_label = QLabel(compute_device_text())
+        self.device_label.setObjectName("device-label")
+        self.model_label = QLabel("No model")
+        self.model_label.setObjectName("model-label")
+        for label in (self.model_label, self.device_label):
+            label.setContentsMargins(8, 0, 8, 0)
+            self.statusBar().addPermanentWidget(label)
+
+    # -- actions ----------------------------------------------------------------------------------
+    def show_panel(self, title: str) -> None:
+        dock = self.docks[title]
+        dock.show()
+        dock.raise_()
+
+    def focus_query(self) -> None:
+        self.show_panel("Query")
+        self.query_panel.focus_query()
+
+    def open_demo(self) -> None:
+        path = demo_collection_path()
+        if path is None:
+            QMessageBox.information(self, APP_NAME, "The demo collection is not installed.")
+            return
+        self.collection_panel.open_collection(path)
+
+    def open_startup_collection(self) -> None:
+        """The last collection and model when they still exist; the demo on a first launch."""
+        s = settings()
+        last = s.value("last/collection", "")
+        model = s.value("last/model", "")
+        if model and Path(model).is_dir():
+            self.training_panel.open_model(Path(model))
+        if last and Path(last).exists():
+            self.collection_panel.open_collection(Path(last))
+        else:
+            self.open_demo()
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self, f"About {APP_NAME}",
+            f"<h3>{APP_NAME} {__version__}</h3>"
+            "<p>Given a topic, who here has the most expertise? The explorer learns it from an "
+            "organisation's documents and who wrote them, without labelled data.</p>"
+            f"<p>It implements the log-linear model of:<br><i>{PAPER_CITATION}</i></p>",
+        )
+
+    def show_log_folder(self) -> None:
+        QMessageBox.information(self, "Log folder", str(log_dir()))
+
+    def reset_layout(self) -> None:
+        docks = list(self.docks.values())
+        for dock in docks:
+            dock.setFloating(False)
+            self.addDockWidget(Qt.DockWidgetArea.TopDockWidgetArea, dock)
+            dock.show()
+        for dock in docks[1:]:
+            self.tabifyDockWidget(docks[0], dock)
+        docks[0].raise_()
+
+    def _update_training_actions(self) -> None:
+        tp = self.training_panel
+        self.train_action.setEnabled(tp.can_train())
+        self.pause_action.setEnabled(tp.is_training())
+        self.stop_action.setEnabled(tp.is_training())
+
+    def _show_model_state(self, model) -> None:
+        if model is None:
+            self.model_label.setText("No model")
+            return
+        name = self.state.model_path.name if self.state.model_path else "unsaved model"
+        self.model_label.setText(f"Model: {name} ({model.n_people:,} people, "
+                                 f"{len(model.vocab):,} words, dim {model.dim})")
+        if self.state.model_path is not None:
+            settings().setValue("last/model", str(self.state.model_path))
+
+    def _remember_collection(self, _collection) -> None:
+        if self.state.collection_path is not None:
+            settings().setValue("last/collection", str(self.state.collection_path))
+
+    # -- layout and closing -------------------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        s = settings()
+        geometry = s.value("window/geometry")
+        state = s.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    def save_layout(self) -> None:
+        s = settings()
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState())
+        s.sync()
+
+    def confirm_stop_training(self) -> bool:
+        answer = QMessageBox.question(
+            self, "Training is running", "Stop training and quit? The last checkpoint is kept.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def closeEvent(self, event) -> None:
+        if self.training_panel.is_training() and not self.confirm_stop_training():
+            event.ignore()
+            return
+        self.save_layout()
+        self.state.runner.stop_all()
+        super().closeEvent(event)
+
+    # -- drag and drop --------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            event.acceptProposedAction()
+            # Leave the drop handler before the load starts (the drag source waits for us).
+            QTimer.singleShot(0, lambda: self.collection_panel.open_collection(Path(urls[0])))

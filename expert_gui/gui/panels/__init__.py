@@ -1,0 +1,1 @@
+"""One module per panel of the main window; each reads and sets the shared `AppState`."""

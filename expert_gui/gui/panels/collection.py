@@ -1,0 +1,304 @@
+"""Collection panel: open a collection (dialog or drop), watch it load, read its load report,
+its Table 1 statistics, its people and their documents; open the topics and qrels that go with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from expert_gui.core.evaluation.qrels import read_qrels
+from expert_gui.core.formats.reading import LoadProgress
+from expert_gui.core.loading import load_collection
+from expert_gui.core.topics import read_topics
+from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.state import AppState
+from expert_gui.gui.widgets import boxed, fill_table, make_table
+
+# Problems listed one by one in the report (all are counted; a huge list would only slow the view).
+MAX_LISTED_PROBLEMS = 500
+# Documents of one person listed in the viewer.
+MAX_LISTED_DOCUMENTS = 2000
+# File names looked for next to a collection folder, so topics and qrels open with it.
+TOPIC_FILES = ("topics.tsv", "topics.dev.tsv")
+QREL_FILES = ("qrels.txt", "qrels.dev.txt")
+
+STAT_LABELS = (
+    ("documents", "Documents", "{:,}"),
+    ("average_document_length", "Average document length (tokens)", "{:,.1f}"),
+    ("people_with_documents", "Candidates (people with documents)", "{:,}"),
+    ("associations", "Document-candidate associations", "{:,}"),
+    ("documents_with_people", "Documents with at least one candidate", "{:,}"),
+    ("associations_per_document_mean", "Associations per document (mean)", "{:.2f}"),
+    ("associations_per_document_sd", "Associations per document (sd)", "{:.2f}"),
+    ("associations_per_person_mean", "Associations per candidate (mean)", "{:.2f}"),
+    ("associations_per_person_sd", "Associations per candidate (sd)", "{:.2f}"),
+)
+
+
+def progress_fraction(event: LoadProgress) -> float | None:
+    """A load progress event's completed fraction (None while the total is unknown)."""
+    if not event.total:
+        return None
+    return max(0.0, min(1.0, event.done / event.total))
+
+
+class CollectionPanel(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.setObjectName("collection-panel")
+
+        self.open_button = QPushButton("Open collection…")
+        self.open_button.setToolTip("A folder (documents.tsv, associations.tsv, …) or a file in "
+                                    "any supported format. You can also drop it on the window.")
+        self.open_button.clicked.connect(self.choose_collection)
+        self.topics_button = QPushButton("Open topics…")
+        self.topics_button.clicked.connect(self.choose_topics)
+        self.qrels_button = QPushButton("Open qrels…")
+        self.qrels_button.clicked.connect(self.choose_qrels)
+        self.path_label = QLabel("No collection open")
+        self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        self.progress.setTextVisible(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(lambda: self.state.runner.stop("load"))
+        self.topics_label = QLabel("No topics")
+
+        self.stats_table = make_table(["Statistic (Table 1)", "Value"])
+        self.report_view = QPlainTextEdit()
+        self.report_view.setReadOnly(True)
+        self.report_view.setPlaceholderText("The load report appears here.")
+
+        self.people_model = QStandardItemModel(0, 3)
+        self.people_model.setHorizontalHeaderLabels(["Person", "Name", "Documents"])
+        self.people_proxy = QSortFilterProxyModel()
+        self.people_proxy.setSourceModel(self.people_model)
+        self.people_proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.people_proxy.setFilterKeyColumn(-1)
+        self.people_search = QLineEdit()
+        self.people_search.setPlaceholderText("Search people…")
+        self.people_search.setClearButtonEnabled(True)
+        self.people_search.textChanged.connect(self.people_proxy.setFilterFixedString)
+        self.people_view = QTableView()
+        self.people_view.setModel(self.people_proxy)
+        self.people_view.setSortingEnabled(True)
+        self.people_view.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+        self.people_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.people_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.people_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.people_view.verticalHeader().setVisible(False)
+        self.people_view.horizontalHeader().setStretchLastSection(True)
+        self.people_view.selectionModel().currentRowChanged.connect(self._show_person)
+
+        self.documents_list = QListWidget()
+        self.documents_list.currentItemChanged.connect(self._show_document)
+        self.document_view = QTextBrowser()
+        self.document_view.setPlaceholderText("Select a person, then one of their documents.")
+
+        top = QHBoxLayout()
+        for w in (self.open_button, self.topics_button, self.qrels_button):
+            top.addWidget(w)
+        top.addWidget(self.path_label, 1)
+        top.addWidget(self.topics_label)
+        loading = QHBoxLayout()
+        loading.addWidget(self.progress, 1)
+        loading.addWidget(self.cancel_button)
+
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(boxed("Statistics", self.stats_table))
+        left.addWidget(boxed("Load report", self.report_view))
+        people = QWidget()
+        pl = QVBoxLayout(people)
+        pl.setContentsMargins(0, 0, 0, 0)
+        pl.addWidget(self.people_search)
+        pl.addWidget(self.people_view)
+        docs = QSplitter(Qt.Orientation.Horizontal)
+        docs.addWidget(self.documents_list)
+        docs.addWidget(self.document_view)
+        docs.setSizes([160, 400])
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(boxed("People", people))
+        right.addWidget(boxed("Documents", docs))
+        main = QSplitter(Qt.Orientation.Horizontal)
+        main.addWidget(left)
+        main.addWidget(right)
+        main.setSizes([420, 800])
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(loading)
+        layout.addWidget(main, 1)
+
+    # -- opening ----------------------------------------------------------------------------------
+    def choose_collection(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open a collection folder")
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self, "…or a collection file")
+        if path:
+            self.open_collection(Path(path))
+
+    def open_collection(self, path: Path) -> None:
+        """Load in the background; a load started while another runs replaces it."""
+        path = Path(path)
+        self.progress.setVisible(True)
+        self.cancel_button.setVisible(True)
+        self.progress.setRange(0, 0)
+        self.progress.setFormat(f"Loading {path.name}…")
+        self.state.message.emit(f"Loading {path}…")
+        self.state.runner.start(
+            "load", load_collection, path,
+            on_progress=self._on_progress,
+            on_success=lambda collection: self._loaded(collection, path),
+            on_failure=lambda exc, tb: self._failed(f"Cannot open {path.name}", exc, tb),
+        )
+
+    def _on_progress(self, events: list) -> None:
+        event = events[-1]
+        fraction = progress_fraction(event)
+        if fraction is None:
+            return
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(int(fraction * 1000))
+        self.progress.setFormat(f"{event.message or 'Loading'}… {fraction:.0%}")
+
+    def _failed(self, title: str, exc: BaseException, details: str) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        show_error(self, title, exc, details)
+
+    def _loaded(self, collection, path: Path) -> None:
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        if collection is None:  # stopped by the user
+            self.state.message.emit("Loading cancelled")
+            return
+        self.state.set_collection(collection, path)
+        self._show_collection(collection, path)
+        self.state.message.emit(f"Opened {path.name}: {collection.n_documents:,} documents, "
+                                f"{collection.n_people:,} people")
+        if path.is_dir():
+            self._open_companions(path)
+
+    def _open_companions(self, folder: Path) -> None:
+        """Topics and qrels next to the collection open with it (as in the demo's folder)."""
+        topics = next((folder / n for n in TOPIC_FILES if (folder / n).is_file()), None)
+        qrels = next((folder / n for n in QREL_FILES if (folder / n).is_file()), None)
+        if topics is not None:
+            self.open_topics(topics)
+        if qrels is not None:
+            self.open_qrels(qrels)
+
+    def choose_topics(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open topics", "",
+                                              "Topics (*.tsv *.txt *.csv);;All files (*)")
+        if path:
+            self.open_topics(Path(path))
+
+    def choose_qrels(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open qrels", "",
+                                              "Qrels (*.txt *.qrels);;All files (*)")
+        if path:
+            self.open_qrels(Path(path))
+
+    def open_topics(self, path: Path) -> None:
+        try:
+            topics = read_topics(path)
+        except Exception as exc:
+            show_error(self, f"Cannot open {Path(path).name}", exc)
+            return
+        self.state.set_topics({t.id: t.query for t in topics}, path)
+        self._show_topics()
+
+    def open_qrels(self, path: Path) -> None:
+        try:
+            qrels = read_qrels(path)
+        except Exception as exc:
+            show_error(self, f"Cannot open {Path(path).name}", exc)
+            return
+        self.state.set_qrels(qrels, path)
+        self._show_topics()
+
+    def _show_topics(self) -> None:
+        s = self.state
+        parts = [f"{len(s.topics):,} topics" if s.topics else "no topics",
+                 f"qrels for {len(s.qrels):,}" if s.qrels else "no qrels"]
+        self.topics_label.setText(", ".join(parts))
+
+    # -- showing ----------------------------------------------------------------------------------
+    def _show_collection(self, collection, path: Path) -> None:
+        self.path_label.setText(f"<b>{collection.name}</b> — {path}")
+        stats = collection.stats().to_dict()
+        fill_table(self.stats_table, [[label, fmt.format(stats[key])]
+                                      for key, label, fmt in STAT_LABELS])
+        report = collection.report
+        lines = [report.summary()]
+        if report.problems:
+            lines.append("")
+            lines += [str(p) for p in report.problems[:MAX_LISTED_PROBLEMS]]
+            if len(report.problems) > MAX_LISTED_PROBLEMS:
+                lines.append(f"… and {len(report.problems) - MAX_LISTED_PROBLEMS:,} more")
+        else:
+            lines.append("No problems found.")
+        self.report_view.setPlainText("\n".join(lines))
+        self.people_model.removeRows(0, self.people_model.rowCount())
+        per_person = np.bincount(collection.assoc_people, minlength=collection.n_people)
+        for i, (pid, name) in enumerate(zip(collection.person_ids, collection.person_names,
+                                            strict=True)):
+            n = QStandardItem()
+            n.setData(int(per_person[i]), Qt.ItemDataRole.DisplayRole)
+            id_item = QStandardItem(pid)
+            id_item.setData(i, Qt.ItemDataRole.UserRole)
+            self.people_model.appendRow([id_item, QStandardItem(name), n])
+        self.people_view.resizeColumnsToContents()
+        self.documents_list.clear()
+        self.document_view.clear()
+
+    def _show_person(self, current, _previous=None) -> None:
+        self.documents_list.clear()
+        collection = self.state.collection
+        if collection is None or not current.isValid():
+            return
+        source = self.people_proxy.mapToSource(current)
+        person = self.people_model.item(source.row(), 0).data(Qt.ItemDataRole.UserRole)
+        for d in collection.documents_of(person)[:MAX_LISTED_DOCUMENTS]:
+            it = QListWidgetItem(collection.doc_ids[int(d)])
+            it.setData(Qt.ItemDataRole.UserRole, int(d))
+            self.documents_list.addItem(it)
+
+    def _show_document(self, current, _previous=None) -> None:
+        collection = self.state.collection
+        if collection is None or current is None:
+            return
+        d = current.data(Qt.ItemDataRole.UserRole)
+        people = ", ".join(collection.person_ids[int(p)] for p in collection.people_of(d))
+        self.document_view.setPlainText(
+            f"{collection.doc_ids[d]}   ({people})\n\n{collection.text(d)}")
+
+    def select_person(self, person_id: str) -> None:
+        """Show a person's documents (used by the screenshots and by other panels)."""
+        matches = self.people_model.findItems(person_id, Qt.MatchFlag.MatchExactly, 0)
+        if matches:
+            index = self.people_proxy.mapFromSource(matches[0].index())
+            self.people_view.setCurrentIndex(index)

@@ -1,0 +1,287 @@
+"""Model 2 comparison panel: one query ranked side by side by the log-linear model, Model 2 (jm or
+d smoothing) and their ensemble (Eq. 5), rank changes highlighted; with topics and qrels, the
+paper's Table 2 and Table 4 for this collection and the per-topic AP difference (Figure 5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from expert_gui.core.errors import QueryError
+from expert_gui.core.evaluation.analysis import APDifference, ap_difference
+from expert_gui.core.evaluation.evaluate import Stopped, evaluate
+from expert_gui.core.evaluation.measures import LABELS, evaluated_topics
+from expert_gui.core.evaluation.tables import (
+    METHOD_LABELS,
+    TABLE2_METHODS,
+    TABLE4_METHODS,
+    Table,
+    build_table,
+)
+from expert_gui.core.rankers import make_ranker
+from expert_gui.core.rankers.ensemble import EnsembleRanker
+from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.state import AppState
+from expert_gui.gui.widgets import (
+    BETTER,
+    WORSE,
+    boxed,
+    fill_table,
+    item,
+    make_plot,
+    make_table,
+)
+
+SHOWN = 20  # people per side-by-side ranking
+SMOOTHINGS = {"Jelinek-Mercer (jm)": "model2-jm", "Dirichlet (d)": "model2-d"}
+EVALUATED = (*TABLE2_METHODS, "ensemble")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Tables 2 and 4 and Figure 5 for the loaded topics."""
+
+    n_topics: int
+    table2: Table
+    table4: Table
+    difference: APDifference
+
+
+def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
+                     progress=None, should_stop=None) -> Evaluation:
+    """Rank and score every topic with every method of Tables 2 and 4 (runs in a worker)."""
+    topics = evaluated_topics(qrels, list(queries))
+    if not topics:
+        raise QueryError("none of the loaded topics has relevance judgments in the qrels")
+    per_topic = {}
+    for i, method in enumerate(EVALUATED):
+        if progress is not None:
+            progress((i, len(EVALUATED), METHOD_LABELS[method]))
+        ranker = make_ranker(method, model=model, collection=collection)
+        per_topic[method], _ = evaluate(ranker, queries, qrels, topics, should_stop=should_stop)
+    if progress is not None:
+        progress((len(EVALUATED), len(EVALUATED), "significance tests"))
+    table2 = build_table("Table 2", per_topic, TABLE2_METHODS, "loglinear")
+    table4 = build_table("Table 4", per_topic, TABLE4_METHODS, "ensemble")
+    difference = ap_difference(topics, per_topic["loglinear"].values["AP"],
+                               per_topic["model2-jm"].values["AP"])
+    return Evaluation(len(topics), table2, table4, difference)
+
+
+def build_model2(collection, method: str):
+    """Model 2's index of the collection (a worker builds it: it reads every document)."""
+    return make_ranker(method, collection=collection)
+
+
+def fill_results_table(table: QTableWidget, table_result: Table) -> None:
+    """Means per method and measure, the best in bold, significance marks as in the paper."""
+    headers = ["Method", *(LABELS.get(x, x) for x in table_result.measures)]
+    table.setColumnCount(len(headers))
+    table.setHorizontalHeaderLabels(headers)
+    rows = []
+    for m in table_result.methods:
+        label = METHOD_LABELS.get(m, m) + (" (reference)" if m == table_result.reference else "")
+        row = [item(label)]
+        for x in table_result.measures:
+            cell = item(f"{table_result.means[m][x]:.3f}{table_result.mark(m, x)}",
+                        align_right=True)
+            if m in table_result.best(x):
+                font = QFont(cell.font())
+                font.setBold(True)
+                cell.setFont(font)
+            p = table_result.p_values.get(m, {}).get(x)
+            if p is not None:
+                cell.setToolTip(f"adjusted p = {p:.4g} against {table_result.reference}")
+            row.append(cell)
+        rows.append(row)
+    fill_table(table, rows)
+
+
+class ComparisonPanel(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.setObjectName("comparison-panel")
+        self.model2 = None
+        self.evaluation: Evaluation | None = None
+
+        self.smoothing_combo = QComboBox()
+        self.smoothing_combo.addItems(list(SMOOTHINGS))
+        self.smoothing_combo.setToolTip("Model 2's smoothing (section 4.2 of the paper)")
+        self.smoothing_combo.currentTextChanged.connect(lambda _: self._build_model2())
+        self.query_label = QLabel("Run a query to compare the models.")
+        self.query_label.setWordWrap(True)
+        self.evaluate_button = QPushButton("Evaluate topic set")
+        self.evaluate_button.setToolTip("Rank every judged topic with every method and build the "
+                                        "paper's Tables 2 and 4 (runs in the background)")
+        self.evaluate_button.clicked.connect(self.evaluate)
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        self.eval_label = QLabel("Open topics and qrels, and a model, to evaluate.")
+        self.eval_label.setWordWrap(True)
+
+        self.rank_tables = {
+            key: make_table(["Rank", "Δ", "Person"]) for key in ("loglinear", "model2", "ensemble")
+        }
+        self.rank_titles = {"loglinear": "Log-linear", "model2": "Model 2 (jm)",
+                            "ensemble": "Ensemble (Eq. 5)"}
+        self.rank_boxes = {}
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        for key, table in self.rank_tables.items():
+            table.setToolTip("Δ: places gained (green) or lost (red) against the log-linear model")
+            self.rank_boxes[key] = boxed(self.rank_titles[key], table)
+            sides.addWidget(self.rank_boxes[key])
+
+        self.table2 = make_table(["Method"], stretch_last=False)
+        self.table4 = make_table(["Method"], stretch_last=False)
+        self.diff_plot = make_plot("AP(log-linear) − AP(Model 2 (jm)) per topic (Figure 5)",
+                                   "topics, sorted by difference", "ΔAP")
+        self.diff_bars = pg.BarGraphItem(x=[], height=[], width=0.85)
+        self.diff_plot.addItem(self.diff_bars)
+        tabs = QTabWidget()
+        tabs.addTab(self.table2, "Table 2: all methods")
+        tabs.addTab(self.table4, "Table 4: ensemble")
+        tabs.addTab(self.diff_plot, "Per-topic AP difference")
+        self.results_tabs = tabs
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Model 2 smoothing:"))
+        top.addWidget(self.smoothing_combo)
+        top.addWidget(self.query_label, 1)
+        eval_row = QHBoxLayout()
+        eval_row.addWidget(self.evaluate_button)
+        eval_row.addWidget(self.progress)
+        eval_row.addWidget(self.eval_label, 1)
+        bottom = QWidget()
+        bl = QVBoxLayout(bottom)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addLayout(eval_row)
+        bl.addWidget(tabs, 1)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(sides)
+        split.addWidget(boxed("Topic set", bottom))
+        split.setSizes([380, 320])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+
+        state.collection_changed.connect(lambda _: self._build_model2())
+        state.model_changed.connect(lambda _: self._update_evaluate())
+        state.topics_changed.connect(self._update_evaluate)
+        state.ranked.connect(self.compare)
+        self._update_evaluate()
+
+    # -- side by side -------------------------------------------------------------------------------
+    def _model2_method(self) -> str:
+        return SMOOTHINGS[self.smoothing_combo.currentText()]
+
+    def _build_model2(self) -> None:
+        self.model2 = None
+        if self.state.collection is None:
+            return
+        method = self._model2_method()
+        self.rank_boxes["model2"].setTitle(f"Model 2 ({method.split('-')[1]})")
+        self.state.runner.start(
+            "model2", build_model2, self.state.collection, method,
+            on_success=self._model2_ready,
+            on_failure=lambda e, tb: show_error(self, "Cannot build Model 2", e, tb))
+
+    def _model2_ready(self, ranker) -> None:
+        self.model2 = ranker
+        if self.state.ranking is not None:
+            self.compare(self.state.ranking)
+
+    def compare(self, ranking) -> None:
+        """Rank the log-linear model's query with Model 2 and the ensemble; Δ against log-linear."""
+        if self.model2 is None or ranking.no_known_words:
+            self.query_label.setText("Model 2 is being built…" if self.model2 is None
+                                     else "No known query word.")
+            return
+        loglinear = make_ranker("loglinear", model=self.state.model)
+        try:
+            ensemble = EnsembleRanker([self.model2, loglinear])
+        except QueryError as exc:
+            self.query_label.setText(f"Cannot compare: {exc} (the model was trained on "
+                                     "another collection)")
+            return
+        rankings = {"loglinear": ranking, "model2": self.model2.rank(ranking.query),
+                    "ensemble": ensemble.rank(ranking.query)}
+        base = {ranking.person_ids[p]: r for r, p in enumerate(ranking.people, start=1)}
+        for key, r in rankings.items():
+            rows = []
+            for rank, person in enumerate(r.people[:SHOWN], start=1):
+                pid = r.person_ids[person]
+                delta = base.get(pid, len(base) + 1) - rank
+                cell = item(f"{delta:+d}" if delta else "·", align_right=True)
+                if key != "loglinear" and delta:
+                    cell.setBackground(BETTER if delta > 0 else WORSE)
+                rows.append([rank, cell, pid])
+            fill_table(self.rank_tables[key], rows)
+        self.query_label.setText(f"“{ranking.query}”: the top {SHOWN} of each method; Δ is the "
+                                 "number of places a person moved up (+) or down (−) against "
+                                 "the log-linear ranking.")
+
+    # -- the topic set ------------------------------------------------------------------------------
+    def _update_evaluate(self) -> None:
+        s = self.state
+        ready = s.model is not None and s.collection is not None and bool(s.topics) \
+            and bool(s.qrels)
+        self.evaluate_button.setEnabled(ready)
+        if not ready and self.evaluation is None:
+            self.eval_label.setText("Open topics and qrels, and a model, to evaluate.")
+
+    def evaluate(self) -> None:
+        s = self.state
+        if s.model is None or s.collection is None or not s.topics or not s.qrels:
+            return
+        self.progress.setVisible(True)
+        self.progress.setRange(0, len(EVALUATED))
+        self.progress.setValue(0)
+        self.eval_label.setText("Evaluating…")
+        s.runner.start("evaluation", evaluate_methods, s.model, s.collection, dict(s.topics),
+                       s.qrels, on_progress=self._on_progress, on_success=self.show_evaluation,
+                       on_failure=self._failed)
+
+    def _on_progress(self, events: list) -> None:
+        done, total, what = events[-1]
+        self.progress.setValue(done)
+        self.eval_label.setText(f"Evaluating: {what} ({done}/{total})")
+
+    def _failed(self, exc, details) -> None:
+        self.progress.setVisible(False)
+        if isinstance(exc, Stopped):
+            self.eval_label.setText("Evaluation stopped.")
+            return
+        self.eval_label.setText("Evaluation failed.")
+        show_error(self, "Cannot evaluate", exc, details)
+
+    def show_evaluation(self, evaluation: Evaluation) -> None:
+        self.progress.setVisible(False)
+        self.evaluation = evaluation
+        fill_results_table(self.table2, evaluation.table2)
+        fill_results_table(self.table4, evaluation.table4)
+        d = evaluation.difference
+        colours = [pg.mkBrush("#2f9e44" if v > 0 else "#e03131") for v in d.difference]
+        self.diff_bars.setOpts(x=np.arange(len(d.difference)), height=d.difference,
+                               brushes=colours, pens=[pg.mkPen(None)] * len(colours))
+        self.eval_label.setText(
+            f"{evaluation.n_topics} judged topics. Marks: *** p < 0.01, ** p < 0.05, * p < 0.1 "
+            "(paired randomization test, Benjamini-Hochberg adjusted) against the reference row; "
+            f"best in bold. Log-linear beats Model 2 (jm) on {d.wins} topics, loses on "
+            f"{d.losses}, ties on {d.ties}.")

@@ -1,0 +1,236 @@
+"""Nearest-terms panel: the words nearest to a word (or the sum of several) in W_p, with distances,
+and a 2-D map of the embedding (PCA, or t-SNE) with that neighbourhood highlighted. Clicking a
+word queries with it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from expert_gui.core.neighbours import METRICS, nearest_words
+from expert_gui.core.text import PAD_ID
+from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.state import AppState
+from expert_gui.gui.widgets import boxed, fill_table, item, make_table
+
+MAP_WORDS = 1500  # the most frequent words drawn on the map (t-SNE cost grows with them)
+PROJECTIONS = ("PCA", "t-SNE")
+
+
+@dataclass(frozen=True)
+class WordMap:
+    """2-D positions of some words of the vocabulary (`word_ids`, most frequent first).
+
+    A PCA map keeps its centre and axes, so any other word can be placed on it too.
+    """
+
+    method: str
+    word_ids: np.ndarray
+    xy: np.ndarray
+    mean: np.ndarray | None = None
+    axes: np.ndarray | None = None
+
+
+def project_words(embeddings: np.ndarray, method: str = "PCA", n_words: int = MAP_WORDS, *,
+                  seed: int = 0, should_stop=None) -> WordMap:
+    """PCA (two leading principal axes, by SVD) or t-SNE of the most frequent words.
+
+    Vocabulary ids are in order of frequency, so the first ids are the most frequent words.
+    """
+    ids = np.arange(PAD_ID + 1, min(len(embeddings), n_words + 1))
+    mean = embeddings[ids].astype(np.float64).mean(axis=0)
+    x = embeddings[ids].astype(np.float64) - mean
+    if method == "PCA":
+        _, _, vt = np.linalg.svd(x, full_matrices=False)
+        return WordMap(method, ids, x @ vt[:2].T, mean, vt[:2])
+    if method == "t-SNE":
+        from sklearn.manifold import TSNE
+
+        perplexity = float(min(30, max(2, (len(ids) - 1) // 3)))
+        xy = TSNE(n_components=2, perplexity=perplexity, init="pca",
+                  random_state=seed).fit_transform(x)
+        return WordMap(method, ids, xy)
+    raise ValueError(f"projection must be one of {PROJECTIONS}")
+
+
+class NeighboursPanel(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.setObjectName("neighbours-panel")
+        self.word_map: WordMap | None = None
+        self.neighbours = []
+        self.query_ids = np.zeros(0, dtype=np.int64)
+
+        self.words_edit = QLineEdit()
+        self.words_edit.setPlaceholderText("A word or words, e.g. “driver”")
+        self.words_edit.returnPressed.connect(self.find)
+        self.metric_combo = QComboBox()
+        self.metric_combo.addItems(list(METRICS))
+        self.metric_combo.setToolTip("Euclidean distance as in the paper (section 5.2), or "
+                                     "cosine distance, which ignores the vectors' lengths")
+        self.metric_combo.currentTextChanged.connect(lambda _: self.find())
+        self.k_spin = QSpinBox()
+        self.k_spin.setRange(1, 500)
+        self.k_spin.setValue(15)
+        self.k_spin.setPrefix("k = ")
+        self.k_spin.valueChanged.connect(lambda _: self.find())
+        find = QPushButton("Find")
+        find.clicked.connect(self.find)
+        self.projection_combo = QComboBox()
+        self.projection_combo.addItems(list(PROJECTIONS))
+        self.projection_combo.setToolTip(f"How the {MAP_WORDS:,} most frequent words are laid out "
+                                         "in 2-D (t-SNE takes a few seconds)")
+        self.projection_combo.currentTextChanged.connect(lambda _: self.compute_map())
+        self.status = QLabel("Train or open a model to explore its word embeddings.")
+        self.status.setWordWrap(True)
+
+        self.table = make_table(["Word", "Distance"])
+        self.table.cellDoubleClicked.connect(
+            lambda row, _col: self.state.query_requested.emit(self.table.item(row, 0).text()))
+        self.table.setToolTip("Double-click a word to query with it")
+
+        self.map_plot = pg.PlotWidget(title="Word embeddings W_p in 2-D (click a word to query)")
+        self.map_plot.hideAxis("bottom")
+        self.map_plot.hideAxis("left")
+        self.background = pg.ScatterPlotItem(size=4, pen=None, brush=pg.mkBrush(134, 142, 150, 110))
+        self.highlight = pg.ScatterPlotItem(size=10, pen=pg.mkPen("w"), hoverable=True)
+        for scatter in (self.background, self.highlight):
+            scatter.sigClicked.connect(self._clicked)
+            self.map_plot.addItem(scatter)
+        self.labels: list[pg.TextItem] = []
+
+        top = QHBoxLayout()
+        top.addWidget(self.words_edit, 1)
+        for w in (self.metric_combo, self.k_spin, find, QLabel("Map:"), self.projection_combo):
+            top.addWidget(w)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(boxed("Nearest words", self.table))
+        split.addWidget(self.map_plot)
+        split.setSizes([300, 940])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.status)
+        layout.addWidget(split, 1)
+
+        state.model_changed.connect(self._model_changed)
+        state.ranked.connect(self._follow_query)
+        self._model_changed(state.model)
+
+    def _model_changed(self, model) -> None:
+        self.word_map = None
+        self.background.setData([], [])
+        self._clear_highlight()
+        self.table.setRowCount(0)
+        self.setEnabled(model is not None)
+        if model is not None:
+            self.status.setText(f"{len(model.vocab) - 1:,} words, dimension {model.dim}.")
+            self.compute_map()
+
+    def _follow_query(self, ranking) -> None:
+        """The panel follows the query box until the user types words of their own."""
+        if not self.words_edit.isModified() and ranking.known_words:
+            self.words_edit.setText(" ".join(dict.fromkeys(ranking.known_words)))
+            self.find()
+
+    # -- the neighbours -----------------------------------------------------------------------------
+    def find(self) -> None:
+        model = self.state.model
+        text = self.words_edit.text().strip()
+        if model is None or not text:
+            return
+        ids, known, unknown = model.encode(text)
+        note = f"Unknown words ignored: {' '.join(unknown)}. " if unknown else ""
+        if len(ids) == 0:
+            self.status.setText(note + "No known word to start from.")
+            self.table.setRowCount(0)
+            self._clear_highlight()
+            return
+        self.query_ids = np.unique(ids)
+        self.neighbours = nearest_words(model, ids, k=self.k_spin.value(),
+                                        metric=self.metric_combo.currentText())
+        fill_table(self.table, [[n.word, item(f"{n.distance:.4f}", align_right=True)]
+                                for n in self.neighbours])
+        target = " + ".join(dict.fromkeys(known))
+        self.status.setText(note + f"The {len(self.neighbours)} words nearest to {target} "
+                                   f"({self.metric_combo.currentText()} distance).")
+        self._draw_highlight()
+
+    # -- the map ------------------------------------------------------------------------------------
+    def compute_map(self) -> None:
+        model = self.state.model
+        if model is None:
+            return
+        method = self.projection_combo.currentText()
+        self.state.runner.start("word-map", project_words, model.word_embeddings, method,
+                                on_success=self._show_map,
+                                on_failure=lambda e, tb: show_error(self, "Cannot draw the map",
+                                                                    e, tb))
+
+    def _show_map(self, word_map: WordMap) -> None:
+        self.word_map = word_map
+        words = self.state.model.vocab.words
+        self.background.setData(word_map.xy[:, 0], word_map.xy[:, 1],
+                                data=[words[i] for i in word_map.word_ids])
+        self._draw_highlight()
+
+    def _position(self, word_id: int) -> np.ndarray | None:
+        """Where a word sits: its map position, or for PCA its projection even if not drawn."""
+        m = self.word_map
+        hits = np.flatnonzero(m.word_ids == word_id)
+        if len(hits):
+            return m.xy[hits[0]]
+        if m.axes is not None:
+            return (self.state.model.word_embeddings[word_id] - m.mean) @ m.axes.T
+        return None
+
+    def _clear_highlight(self) -> None:
+        self.highlight.setData([], [])
+        for label in self.labels:
+            self.map_plot.removeItem(label)
+        self.labels = []
+
+    def _draw_highlight(self) -> None:
+        self._clear_highlight()
+        if self.word_map is None or self.state.model is None:
+            return
+        words = self.state.model.vocab.words
+        spots = []
+        for word_id, colour in [(int(i), "#d9480f") for i in self.query_ids] + \
+                [(n.word_id, "#1f5fbf") for n in self.neighbours]:
+            xy = self._position(word_id)
+            if xy is None:
+                continue
+            spots.append({"pos": xy, "brush": pg.mkBrush(colour), "data": words[word_id]})
+            label = pg.TextItem(words[word_id], color=colour, anchor=(0, 1))
+            label.setPos(float(xy[0]), float(xy[1]))
+            self.map_plot.addItem(label)
+            self.labels.append(label)
+        self.highlight.setData(spots)
+        missing = len(self.query_ids) + len(self.neighbours) - len(spots)
+        if missing:
+            self.map_plot.setTitle(f"Word embeddings in 2-D ({self.word_map.method}); {missing} "
+                                   f"highlighted words are outside the {MAP_WORDS:,} drawn")
+        else:
+            self.map_plot.setTitle(f"Word embeddings in 2-D ({self.word_map.method}); "
+                                   "click a word to query with it")
+
+    def _clicked(self, _scatter, points, *_) -> None:
+        if len(points):
+            word = points[0].data()
+            if word:
+                self.state.query_requested.emit(str(word))

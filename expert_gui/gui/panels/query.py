@@ -1,0 +1,283 @@
+"""Query panel: type a topic, see the people ranked by P(c|q) (Eq. 2), which query words the model
+does not know, why a person ranks where they do (each word's P(c|w), Eq. 1, and their supporting
+documents), and export the ranking as CSV or a TREC run."""
+
+from __future__ import annotations
+
+import csv
+import html
+import re
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QStringListModel, Qt
+from PySide6.QtWidgets import (
+    QCompleter,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from expert_gui.core.evaluation.runs import write_run
+from expert_gui.core.rankers import make_ranker
+from expert_gui.core.rankers.loglinear import LogLinearRanker
+from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.state import AppState
+from expert_gui.gui.widgets import BarDelegate, boxed, fill_table, item, make_table
+
+DEFAULT_DEPTH = 50
+TREC_TOPIC_ID = "query"
+
+
+class WordCompleter(QCompleter):
+    """Completes the word being typed (the last one), not the whole query."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.words = QStringListModel(self)
+        self.setModel(self.words)
+        self.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setFilterMode(Qt.MatchFlag.MatchStartsWith)
+        self.setModelSorting(QCompleter.ModelSorting.UnsortedModel)  # most frequent first
+        self.setMaxVisibleItems(12)
+
+    def set_words(self, words: list[str]) -> None:
+        self.words.setStringList(words)
+
+    def splitPath(self, path: str) -> list[str]:
+        return [path.split(" ")[-1]]
+
+    def pathFromIndex(self, index) -> str:
+        text = self.widget().text() if self.widget() is not None else ""
+        head = text.rsplit(" ", 1)[0] + " " if " " in text else ""
+        return head + str(index.data())
+
+
+class QueryPanel(QWidget):
+    def __init__(self, state: AppState, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state = state
+        self.setObjectName("query-panel")
+        self.ranker: LogLinearRanker | None = None
+        self.ranking = None
+        self._documents = []
+
+        self.query_edit = QLineEdit()
+        self.query_edit.setPlaceholderText("Type a topic, e.g. “memory allocation” (Ctrl+L)")
+        self.query_edit.setClearButtonEnabled(True)
+        self.completer = WordCompleter(self.query_edit)
+        self.query_edit.setCompleter(self.completer)
+        self.query_edit.returnPressed.connect(self.run_query)
+        self.search_button = QPushButton("Rank people")
+        self.search_button.clicked.connect(self.run_query)
+        self.depth_spin = QSpinBox()
+        self.depth_spin.setRange(1, 100_000)
+        self.depth_spin.setValue(DEFAULT_DEPTH)
+        self.depth_spin.setPrefix("top ")
+        self.depth_spin.setToolTip("How many people to list")
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Save the ranking as CSV or as a TREC run (Ctrl+E)")
+        self.export_button.clicked.connect(self.export_ranking)
+        self.words_label = QLabel("Train or open a model to query.")
+        self.words_label.setWordWrap(True)
+        self.words_label.setTextFormat(Qt.TextFormat.RichText)
+
+        self.results = make_table(["Rank", "Person", "Name", "P(c|q)", ""])
+        self.results.setItemDelegateForColumn(4, BarDelegate(self.results))
+        self.results.horizontalHeader().setMinimumSectionSize(60)
+        self.results.currentCellChanged.connect(lambda row, *_: self._explain(row))
+        self.words_table = make_table(["Query word", "log P(c|w)", "P(c|w)", ""])
+        self.words_table.setItemDelegateForColumn(3, BarDelegate(self.words_table))
+        self.docs_table = make_table(["Document", "Matches", "Query words"])
+        self.docs_table.currentCellChanged.connect(lambda row, *_: self._show_document(row))
+        self.doc_view = QTextBrowser()
+        self.doc_view.setPlaceholderText("Select a supporting document to read it.")
+        self.why_label = QLabel("Select a person to see why they rank there.")
+        self.why_label.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(self.query_edit, 1)
+        top.addWidget(self.depth_spin)
+        top.addWidget(self.search_button)
+        top.addWidget(self.export_button)
+
+        why = QWidget()
+        wl = QVBoxLayout(why)
+        wl.setContentsMargins(0, 0, 0, 0)
+        wl.addWidget(self.why_label)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(boxed("Each query word's evidence", self.words_table))
+        split.addWidget(boxed("Supporting documents", self.docs_table))
+        split.addWidget(self.doc_view)
+        split.setSizes([160, 160, 220])
+        wl.addWidget(split, 1)
+
+        main = QSplitter(Qt.Orientation.Horizontal)
+        main.addWidget(boxed("Ranked people", self.results))
+        main.addWidget(why)
+        main.setSizes([640, 600])
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.words_label)
+        layout.addWidget(main, 1)
+
+        state.model_changed.connect(self._model_changed)
+        state.query_requested.connect(self.set_query)
+        self._model_changed(state.model)
+
+    # -- model and query --------------------------------------------------------------------------
+    def _model_changed(self, model) -> None:
+        self.ranker = make_ranker("loglinear", model=model) if model is not None else None
+        enabled = model is not None
+        for w in (self.query_edit, self.search_button, self.depth_spin):
+            w.setEnabled(enabled)
+        self.export_button.setEnabled(False)
+        if model is None:
+            self.completer.set_words([])
+            return
+        self.completer.set_words(model.vocab.words[1:])
+        self.words_label.setText(f"{model.n_people:,} people, {len(model.vocab) - 1:,} words "
+                                 "known. Press Enter to rank.")
+        if self.query_edit.text().strip():
+            self.run_query()
+
+    def focus_query(self) -> None:
+        self.query_edit.setFocus()
+        self.query_edit.selectAll()
+
+    def set_query(self, text: str) -> None:
+        self.query_edit.setText(text)
+        self.run_query()
+
+    def run_query(self) -> None:
+        """Rank on the GUI thread: one matrix-vector product and a softmax over people."""
+        text = self.query_edit.text().strip()
+        if self.ranker is None or not text:
+            return
+        ranking = self.ranker.rank(text)
+        self.ranking = ranking
+        self._show_words(ranking)
+        self._show_ranking(ranking)
+        self.export_button.setEnabled(len(ranking) > 0)
+        self.state.set_ranking(ranking)
+
+    def _show_words(self, ranking) -> None:
+        parts = []
+        if ranking.known_words:
+            parts.append("Query words: <b>" + html.escape(" ".join(ranking.known_words)) + "</b>")
+        if ranking.unknown_words:
+            parts.append('<span style="color:#c92a2a">Unknown words (ignored): <s>'
+                         + html.escape(" ".join(ranking.unknown_words)) + "</s></span>")
+        if ranking.no_known_words:
+            parts.append('<span style="color:#c92a2a">The model knows none of these words: '
+                         "nobody can be ranked.</span>")
+        elif ranking.entropy is not None:
+            parts.append(f"normalized entropy (Eq. 6): {ranking.entropy:.3f}")
+        self.words_label.setText(" &nbsp;·&nbsp; ".join(parts))
+
+    def _show_ranking(self, ranking) -> None:
+        model = self.state.model
+        depth = self.depth_spin.value()
+        rows = []
+        probs = ranking.probabilities
+        shown = ranking.people[:depth]
+        top_p = float(probs[shown[0]]) if len(shown) else 1.0
+        for rank, person in enumerate(shown, start=1):
+            p = float(probs[person])
+            bar = item("")
+            bar.setData(Qt.ItemDataRole.UserRole, p / top_p if top_p > 0 else 0.0)
+            bar.setToolTip(f"P(c|q) = {p:.4g}")
+            rows.append([rank, model.person_ids[person], model.person_names[person],
+                         item(f"{p:.4f}", align_right=True), bar])
+        self.words_table.setRowCount(0)
+        self.docs_table.setRowCount(0)
+        self.doc_view.clear()
+        fill_table(self.results, rows)
+        self.results.setColumnWidth(4, 160)
+        if rows:
+            self.results.selectRow(0)
+            self._explain(0)
+
+    # -- explanation ------------------------------------------------------------------------------
+    def _explain(self, row: int) -> None:
+        if self.ranking is None or row < 0 or row >= len(self.ranking):
+            return
+        person = int(self.ranking.people[row])
+        explanation = self.ranker.explain(self.ranking, person, self.state.collection)
+        model = self.state.model
+        self.why_label.setText(
+            f"<b>{html.escape(model.person_names[person])}</b> "
+            f"({html.escape(model.person_ids[person])}) is ranked {explanation.rank}: the "
+            "product of P(c|w) over the query words (Eq. 2) decides the order.")
+        rows = []
+        for word, log_p in explanation.word_log_probs:
+            bar = item("")
+            bar.setData(Qt.ItemDataRole.UserRole, float(np.exp(log_p)))
+            rows.append([word, item(f"{log_p:.3f}", align_right=True),
+                         item(f"{np.exp(log_p):.4f}", align_right=True), bar])
+        fill_table(self.words_table, rows)
+        self._documents = list(explanation.documents)
+        self.doc_view.clear()
+        fill_table(self.docs_table, [[d.doc_id, d.matches, ", ".join(d.words)]
+                                     for d in self._documents])
+        if not self._documents:
+            self.doc_view.setPlaceholderText(
+                "No document of this person holds a query word: the model ranks them by "
+                "semantic similarity alone." if self.state.collection is not None else
+                "Open the model's collection to see supporting documents.")
+        else:
+            self.docs_table.selectRow(0)
+            self._show_document(0)
+
+    def _show_document(self, row: int) -> None:
+        collection = self.state.collection
+        if collection is None or row < 0 or row >= len(self._documents):
+            return
+        doc = self._documents[row]
+        text = html.escape(collection.text(doc.index))
+        if doc.words:
+            pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in doc.words) + r")\b",
+                                 re.IGNORECASE)
+            text = pattern.sub(r'<b style="background:#ffe066">\1</b>', text)
+        self.doc_view.setHtml(f"<p><b>{html.escape(doc.doc_id)}</b></p>"
+                              f"<p style='white-space:pre-wrap'>{text}</p>")
+
+    # -- export -----------------------------------------------------------------------------------
+    def export_ranking(self) -> None:
+        if self.ranking is None or len(self.ranking) == 0:
+            return
+        path, chosen = QFileDialog.getSaveFileName(
+            self, "Export ranking", "ranking.csv", "CSV (*.csv);;TREC run (*.run *.txt)")
+        if path:
+            self.save_ranking(Path(path), trec="TREC" in chosen or path.endswith(".run"))
+
+    def save_ranking(self, path: Path, *, trec: bool) -> None:
+        try:
+            if trec:
+                write_run(path, {TREC_TOPIC_ID: self.ranking}, tag=self.ranking.method)
+            else:
+                write_ranking_csv(path, self.ranking, self.state.model.person_names)
+        except OSError as exc:
+            show_error(self, f"Cannot write {path.name}", exc)
+            return
+        self.state.message.emit(f"Saved the ranking to {path}")
+
+
+def write_ranking_csv(path: Path, ranking, person_names: list[str]) -> None:
+    """rank, person id, name, P(c|q), log P(c|q): one row per ranked person."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["rank", "person_id", "name", "probability", "log_probability"])
+        for rank, (person, score) in enumerate(zip(ranking.people, ranking.scores,
+                                                   strict=True), start=1):
+            p = "" if ranking.probabilities is None else f"{ranking.probabilities[person]:.6g}"
+            w.writerow([rank, ranking.person_ids[person], person_names[person], p,
+                        f"{score:.6g}"])

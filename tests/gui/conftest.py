@@ -1,0 +1,36 @@
+"""GUI fixtures: the tiny collection, a random model over it, and a main window whose background
+work is always stopped at the end."""
+
+from pathlib import Path
+
+import pytest
+from gui_helpers import GUI_COLLECTION, random_model
+
+from expert_gui.core.loading import load_collection
+
+
+@pytest.fixture
+def collection_path() -> Path:
+    return GUI_COLLECTION
+
+
+@pytest.fixture
+def collection():
+    return load_collection(GUI_COLLECTION, use_cache=False)
+
+
+@pytest.fixture
+def model(collection):
+    return random_model(collection)
+
+
+@pytest.fixture
+def window(qtbot):
+    from expert_gui.gui.main_window import MainWindow
+
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.confirm_stop_training = lambda: True
+    win.state.runner.stop_all()

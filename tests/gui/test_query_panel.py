@@ -1,0 +1,116 @@
+"""Query panel: P(c|q) shown matches a direct numpy computation of Eq. 1-2; unknown words are
+marked; the explanation and the exports say the same thing as the ranking."""
+
+import csv
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from expert_gui.core.ranking import normalized_entropy
+from expert_gui.gui.panels.query import QueryPanel
+from expert_gui.gui.state import AppState
+
+pytestmark = pytest.mark.gui
+
+
+def _softmax(x):
+    e = np.exp(x - x.max())
+    return e / e.sum()
+
+
+def _direct_p(model, words):
+    """Eq. 2 by hand: P(c|q) proportional to prod_i softmax(W_c W_p[w_i] + b_c)."""
+    ids = [model.vocab.index[w] for w in words]
+    per_word = np.array([_softmax(model.candidate_weights.astype(np.float64)
+                                  @ model.word_embeddings[i].astype(np.float64)
+                                  + model.candidate_bias) for i in ids])
+    p = per_word.prod(axis=0)
+    return p / p.sum(), per_word
+
+
+@pytest.fixture
+def panel(qtbot, collection, model):
+    state = AppState()
+    panel = QueryPanel(state)
+    qtbot.addWidget(panel)
+    state.set_collection(collection, None)
+    state.set_model(model, None)
+    return panel
+
+
+def test_ranked_people_and_probabilities_match_eq2(panel, model):
+    panel.set_query("disk cache")
+    p, _ = _direct_p(model, ["disk", "cache"])
+    order = np.argsort(-p, kind="stable")
+    table = panel.results
+    assert table.rowCount() == model.n_people
+    for row in range(table.rowCount()):
+        assert table.item(row, 1).text() == model.person_ids[order[row]]
+        assert float(table.item(row, 3).text()) == pytest.approx(p[order[row]], abs=5e-5)
+    # The bar of the top person is full; the others are their share of the top.
+    assert table.item(0, 4).data(Qt.ItemDataRole.UserRole) == pytest.approx(1.0)
+    assert table.item(1, 4).data(Qt.ItemDataRole.UserRole) == pytest.approx(
+        p[order[1]] / p[order[0]], rel=1e-6)
+    assert panel.state.ranking.entropy == pytest.approx(normalized_entropy(p))
+
+
+def test_unknown_words_are_marked_and_ignored(panel, model):
+    panel.set_query("disk zebra cache")
+    assert "zebra" in panel.words_label.text() and "Unknown" in panel.words_label.text()
+    p, _ = _direct_p(model, ["disk", "cache"])
+    assert float(panel.results.item(0, 3).text()) == pytest.approx(p.max(), abs=5e-5)
+
+
+def test_a_query_of_only_unknown_words_ranks_nobody(panel):
+    panel.set_query("zebra giraffe")
+    assert panel.results.rowCount() == 0
+    assert "knows none" in panel.words_label.text()
+    assert not panel.export_button.isEnabled()
+
+
+def test_explanation_shows_each_words_p_c_given_w_and_supporting_documents(panel, model,
+                                                                              collection):
+    panel.set_query("disk cache")
+    row = 2
+    panel.results.setCurrentCell(row, 0)
+    person = int(panel.ranking.people[row])
+    _, per_word = _direct_p(model, ["disk", "cache"])
+    words = panel.words_table
+    assert [words.item(r, 0).text() for r in range(words.rowCount())] == ["disk", "cache"]
+    for r in range(2):
+        assert float(words.item(r, 1).text()) == pytest.approx(np.log(per_word[r, person]),
+                                                               abs=5e-4)
+    # Supporting documents: this person's documents that hold a query word, most matches first.
+    pid = model.person_ids[person]
+    expected = {collection.doc_ids[d] for d in collection.documents_of(
+        collection.person_index[pid]) if {"disk", "cache"} & set(collection.text(d).split())}
+    shown = {panel.docs_table.item(r, 0).text() for r in range(panel.docs_table.rowCount())}
+    assert shown <= expected and (len(shown) == min(5, len(expected)))
+    if shown:
+        assert "<b" in panel.doc_view.toHtml() or "font-weight" in panel.doc_view.toHtml()
+
+
+def test_export_csv_and_trec_run(panel, tmp_path, model):
+    panel.set_query("packet socket")
+    panel.save_ranking(tmp_path / "r.csv", trec=False)
+    panel.save_ranking(tmp_path / "r.run", trec=True)
+    with open(tmp_path / "r.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    ranking = panel.ranking
+    assert [r["person_id"] for r in rows] == [model.person_ids[i] for i in ranking.people]
+    probs = [float(r["probability"]) for r in rows]
+    assert probs == sorted(probs, reverse=True) and sum(probs) == pytest.approx(1, abs=1e-4)
+    run = (tmp_path / "r.run").read_text().splitlines()
+    assert len(run) == len(rows)
+    first = run[0].split()
+    assert first[:4] == ["query", "Q0", rows[0]["person_id"], "1"]
+
+
+def test_completer_completes_the_last_word_from_the_vocabulary(panel):
+    completer = panel.completer
+    assert completer.splitPath("disk ca") == ["ca"]
+    panel.query_edit.setText("disk ca")
+    completer.setCompletionPrefix("ca")
+    assert completer.currentIndex().data() == "cache"
+    assert completer.currentCompletion() == "disk cache"  # the query so far, then the word
