@@ -113,7 +113,7 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
         raise QueryError(f"unknown methods {', '.join(unknown)}; choose from {', '.join(METHODS)}")
     topic_list = read_topics(topics)
     judgments = read_qrels(qrels)
-    queries = {t.topic_id: t.query for t in topic_list}
+    queries = {t.id: t.query for t in topic_list}
     scored = evaluated_topics(judgments, list(queries))
     out = Path(out_dir)
     (out / "runs").mkdir(parents=True, exist_ok=True)
@@ -125,7 +125,8 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
         with stage("load"):
             collection = load_collection(collection_path, settings=settings.text,
                                          progress=stage.forward, should_stop=should_stop)
-        check_stop(should_stop)
+        if collection is None:
+            raise Stopped
         with stage("train"):
             model = _model(collection, settings, model_path, result, stage.forward, should_stop)
         with stage("rank"):

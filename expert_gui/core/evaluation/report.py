@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from expert_gui import __version__
 from expert_gui.core.evaluation.measures import LABELS, MEASURES
 from expert_gui.core.evaluation.significance import mark
-from expert_gui.core.evaluation.tables import to_markdown
+from expert_gui.core.evaluation.tables import DIGITS, to_markdown
 
 if TYPE_CHECKING:
     from expert_gui.core.evaluation.experiment import ExperimentResult
@@ -101,19 +101,20 @@ def _report_lines(result: ExperimentResult) -> list[str]:
 
 
 def _findings(result: ExperimentResult) -> list[str]:
-    """One line per measure: how Log-linear, Model 2 (jm) and the ensemble compare."""
+    """One line per measure: how Log-linear, Model 2 (jm) and the ensemble compare, on the
+    values as the tables print them."""
     table2, table4 = result.tables.get("table2"), result.tables.get("table4")
     if table2 is None or "model2-jm" not in table2.methods:
         return []
     lines = ["## Findings", ""]
     for m in MEASURES:
-        ll, m2 = table2.means["loglinear"][m], table2.means["model2-jm"][m]
+        ll, m2 = (round(table2.means[k][m], DIGITS) for k in ("loglinear", "model2-jm"))
         verdict = "beats" if ll > m2 else "loses to" if ll < m2 else "ties"
         p = table2.p_values["model2-jm"][m]
         text = (f"- {LABELS[m]}: Log-linear {ll:.3f} {verdict} Model 2 (jm) {m2:.3f} "
                 f"(adjusted p = {p:.3g})")
         if table4 is not None:
-            ens = table4.means["ensemble"][m]
+            ens = round(table4.means["ensemble"][m], DIGITS)
             best = max(ll, m2)
             relation = "above" if ens > best else "below" if ens < best else "equal to"
             text += f"; Ensemble {ens:.3f}, {relation} the better of the two"
