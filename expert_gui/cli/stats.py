@@ -1,6 +1,82 @@
-"""`expert-gui stats COLLECTION [--json]`: the paper's Table 1 for a collection (placeholder)."""
+"""`expert-gui stats COLLECTION [--json]`: the paper's Table 1 for a collection, and its load report."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from expert_gui.core.formats import FORMATS
+from expert_gui.core.loading import load_collection
+
+# Table 1's rows: (field of CollectionStats, label, format).
+TABLE1 = (
+    ("documents", "Documents", "{:,}"),
+    ("average_document_length", "Average document length (tokens)", "{:.2f}"),
+    ("people_with_documents", "People with at least one document", "{:,}"),
+    ("associations", "Document-person associations", "{:,}"),
+    ("documents_with_people", "Documents with at least one person", "{:,}"),
+)
+# Rows shown as mean ± sd.
+SPREADS = (
+    ("associations_per_document", "Associations per document (with people)"),
+    ("associations_per_person", "Associations per person"),
+)
+SHOWN_PROBLEMS = 20
+
+
+def add_collection_arguments(p) -> None:
+    """COLLECTION and the options that say how to read it."""
+    p.add_argument("collection", metavar="COLLECTION",
+                   help="a folder (documents.tsv, associations.tsv, ...), TREC file(s), "
+                        "a plain-text folder, a .bib file or a git repository")
+    p.add_argument("--format", choices=list(FORMATS), default=None,
+                   help="the collection's format (default: detected from names and content)")
+    p.add_argument("--associations", metavar="FILE", default=None,
+                   help="document-person links: TSV/CSV (doc_id, person_id) or "
+                        "'person_id doc_id [score]' lines (default: associations.* beside it)")
+    p.add_argument("--people", metavar="FILE", default=None,
+                   help="display names: person_id, name (default: people.* beside it)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="read the files again instead of the cached copy")
+
+
+def open_collection(args):
+    return load_collection(args.collection, format=args.format, associations=args.associations,
+                           people=args.people, use_cache=not args.no_cache)
 
 
 def register(sub):
-    p = sub.add_parser("stats", help="(not available yet)")
-    p.set_defaults(func=lambda args: print("expert-gui stats: not available yet") or 1)
+    p = sub.add_parser("stats", help="the paper's Table 1 for a collection, and its load report",
+                       description="Load a collection (cached for next time) and print the "
+                                   "paper's Table 1 and every problem found while loading.")
+    add_collection_arguments(p)
+    p.add_argument("--json", action="store_true", help="print JSON (with every problem)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    collection = open_collection(args)
+    stats = collection.stats()
+    report = collection.report
+    if args.json:
+        json.dump({"collection": collection.source, "name": collection.name,
+                   "stats": stats.to_dict(), "report": report.to_dict()}, sys.stdout, indent=2)
+        print()
+        return 0
+    values = stats.to_dict()
+    width = max(len(label) for _, label, _ in TABLE1 + tuple((None, s[1], None) for s in SPREADS))
+    print(f"{collection.name} ({report.format}): {collection.source}")
+    for key, label, fmt in TABLE1:
+        print(f"  {label:<{width}}  {fmt.format(values[key])}")
+    for key, label in SPREADS:
+        print(f"  {label:<{width}}  {values[key + '_mean']:.2f} ± {values[key + '_sd']:.2f}")
+    print()
+    print("Load report")
+    print("\n".join("  " + line for line in report.summary().splitlines()))
+    if report.problems:
+        print("Problems")
+        for problem in report.problems[:SHOWN_PROBLEMS]:
+            print(f"  {problem}")
+        if len(report.problems) > SHOWN_PROBLEMS:
+            print(f"  ... and {len(report.problems) - SHOWN_PROBLEMS:,} more (--json lists all)")
+    return 0

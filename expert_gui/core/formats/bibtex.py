@@ -72,8 +72,9 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
     for block in library.failed_blocks:
         kind = "duplicate-id" if type(block).__name__ == "DuplicateBlockKeyBlock" else \
             "malformed-record"
+        error = _first_line(str(block.error)) or "expected a complete entry (@type{key, ...})"
         builder.report.add(kind, path, block.start_line + 1,
-                           f"{_first_line(block.raw)}: {_first_line(str(block.error))}")
+                           f"{_first_line(block.raw)}: {error}; skipped")
     for entry in library.entries:
         line = entry.start_line + 1
         fields = {k.lower(): f.value for k, f in entry.fields_dict.items()}
@@ -89,4 +90,4 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 
 
 def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else "unreadable block"
+    return text.strip().splitlines()[0] if text.strip() else ""

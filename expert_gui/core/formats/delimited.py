@@ -12,7 +12,7 @@ from pathlib import Path
 
 from expert_gui.core.collection import LoadReport
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.formats.reading import Progress, TextFile
+from expert_gui.core.formats.reading import UNREADABLE, Progress, TextFile
 
 # Accepted header names for each role, first match wins.
 DOC_ID_COLUMNS = ("doc_id", "docid", "docno", "document_id", "document", "id")
@@ -42,6 +42,8 @@ def read_rows(path: Path, report: LoadReport,
                     f.tick()
         except csv.Error as exc:
             raise CollectionError(path, end + 1, f"expected a delimited record: {exc}") from exc
+        except UNREADABLE as exc:
+            raise f.unreadable(end + 1, exc) from exc
 
 
 def find_column(header: list[str], names: tuple[str, ...]) -> int | None:

@@ -88,6 +88,10 @@ def file_state(path: Path) -> str:
     return f"{path.resolve()}\t{st.st_size}\t{st.st_mtime_ns}"
 
 
+# What reading a file that is not what it claims raises (a cut or corrupt gzip stream, ...).
+UNREADABLE = (OSError, EOFError, zlib.error)
+
+
 class TextFile:
     """A plain or gzipped UTF-8 file opened as text for streaming, as a context manager.
 
@@ -127,10 +131,10 @@ class TextFile:
             self._progress.advance(size - self._done, self._label)
             if _bad_bytes_seen() != self._bad_before:
                 self._report_bad_lines()
-        elif issubclass(kind, (EOFError, zlib.error)) or (
-                issubclass(kind, OSError) and not isinstance(exc, CollectionError)):
-            raise CollectionError(self.path, None,
-                                  f"expected a readable (gzip) text file: {exc}") from exc
+
+    def unreadable(self, line: int, exc: Exception) -> CollectionError:
+        """The error for a file that stops making sense at `line` (cut short, not gzip, ...)."""
+        return CollectionError(self.path, line, f"expected a readable text file: {exc}")
 
     def _report_bad_lines(self) -> None:
         opener = gzip.open if self.path.name.endswith(".gz") else open
@@ -150,10 +154,14 @@ class TextFile:
 def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, str]]:
     """(line number from 1, text with its line ending) for a plain or gzipped text file."""
     with TextFile(path, report, progress) as f:
-        for line_no, text in enumerate(f.text, 1):
-            yield line_no, text
-            if line_no & 1023 == 0:
-                f.tick()
+        line_no = 0
+        try:
+            for line_no, text in enumerate(f.text, 1):  # noqa: B007 - line_no used below
+                yield line_no, text
+                if line_no & 1023 == 0:
+                    f.tick()
+        except UNREADABLE as exc:
+            raise f.unreadable(line_no + 1, exc) from exc
 
 
 def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:

@@ -1,0 +1,91 @@
+"""The folder format: documents.tsv|csv|jsonl beside associations and people files."""
+
+import pytest
+
+from expert_gui.core.errors import CollectionError
+from expert_gui.core.loading import load_collection
+from expert_gui.core.text import NUMBER_TOKEN
+
+
+def words(c, doc_id):
+    return [c.vocab.words[t] for t in c.doc_tokens(c.doc_index[doc_id])]
+
+
+def problems(c):
+    return {(p.kind, p.file.rsplit("/", 1)[-1], p.line) for p in c.report.problems}
+
+
+def test_tsv_header_quoting_and_embedded_newlines(fixtures):
+    c = load_collection(fixtures / "collections/folder_tsv", use_cache=False)
+    assert c.report.format == "folder"
+    assert c.doc_ids == ["d1", "d2", "d3", "d4", "d5"]
+    assert words(c, "d1") == ["ring", "buffer", "lockless", "ring", NUMBER_TOKEN, "queues"]
+    # a quoted field keeps its tab and newline as text; the date column is not text
+    assert c.text(1) == "Crypto device\twith a tab and\na second line"
+    assert words(c, "d2") == ["crypto", "device", "tab", "second", "line"]
+    assert c.person_ids == ["alice", "bob"] and c.person_names == ["Alice Archer", "Bob Baker"]
+    assert c.people_of(c.doc_index["d2"]).tolist() == [0, 1]
+
+
+def test_tsv_reports_every_problem_with_file_and_line(fixtures):
+    c = load_collection(fixtures / "collections/folder_tsv", use_cache=False)
+    assert problems(c) == {
+        ("duplicate-id", "documents.tsv", 6),
+        ("empty-document", "documents.tsv", 5),
+        ("no-people", "documents.tsv", 7),
+        ("invalid-utf8", "documents.tsv", 8),
+        ("unknown-document", "associations.tsv", 6),
+        ("duplicate-association", "associations.tsv", 7),
+        ("unknown-person", "people.tsv", 4),
+    }
+    # the bad byte became U+FFFD and the rest of the line was kept
+    assert c.text(c.doc_index["d5"]) == "caf\ufffd latin-1 bytes in a ring"
+
+
+def test_csv_joins_text_columns_and_reads_headerless_associations(fixtures):
+    c = load_collection(fixtures / "collections/folder_csv", use_cache=False)
+    assert c.text(0) == "Expert finding, revisited\nLog-linear models\nof expertise"
+    assert words(c, "p2") == ["ring", "buffers", "lockless", "fast", "rings"]
+    assert c.person_ids == ["christophe", "maarten"]
+    assert c.documents_of(c.person_index["maarten"]).tolist() == [0, 1]
+    assert c.report.problems == []
+
+
+def test_jsonl_people_inline(fixtures):
+    c = load_collection(fixtures / "collections/folder_jsonl", use_cache=False)
+    assert c.doc_ids == ["j1", "j2", "j3"]
+    assert c.person_ids == ["ann", "ben"] and c.person_names == ["Ann Author", "ben"]
+    assert c.people_of(0).tolist() == [0, 1] and c.people_of(1).tolist() == [0]
+    assert problems(c) == {("malformed-record", "documents.jsonl", 3),
+                           ("no-people", "documents.jsonl", 5)}
+
+
+def test_header_without_text_column_is_one_error(tmp_path):
+    (tmp_path / "documents.tsv").write_text("doc_id\tdate\nd1\t2020\n", encoding="utf-8")
+    (tmp_path / "associations.tsv").write_text("doc_id\tperson_id\nd1\ta\n", encoding="utf-8")
+    with pytest.raises(CollectionError, match="expected a text column") as err:
+        load_collection(tmp_path, use_cache=False)
+    assert err.value.path.endswith("documents.tsv") and err.value.line == 1
+
+
+def test_missing_associations_is_an_error(tmp_path):
+    (tmp_path / "documents.tsv").write_text("doc_id\ttext\nd1\thello\n", encoding="utf-8")
+    with pytest.raises(CollectionError, match="associations"):
+        load_collection(tmp_path, use_cache=False)
+
+
+def test_headerless_documents_and_short_rows(tmp_path):
+    (tmp_path / "documents.tsv").write_text("d1\tfirst text\nd2\nd3\t2021\tthird text\n",
+                                            encoding="utf-8")
+    (tmp_path / "associations.tsv").write_text("d1\ta\nd3\tb\n", encoding="utf-8")
+    c = load_collection(tmp_path, use_cache=False)
+    assert c.doc_ids == ["d1", "d3"] and c.text(1) == "third text"
+    assert problems(c) == {("malformed-record", "documents.tsv", 2)}
+
+
+def test_broken_gzip_names_the_file(tmp_path):
+    (tmp_path / "documents.tsv.gz").write_bytes(b"\x1f\x8b\x08\x00garbage")
+    (tmp_path / "associations.tsv").write_text("d1\ta\n", encoding="utf-8")
+    with pytest.raises(CollectionError, match="readable") as err:
+        load_collection(tmp_path, use_cache=False)
+    assert err.value.path.endswith("documents.tsv.gz") and err.value.line == 1

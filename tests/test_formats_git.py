@@ -1,0 +1,93 @@
+"""A git repository: non-merge commit messages are documents, authors are people (.mailmap)."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from expert_gui.core.errors import CollectionError
+from expert_gui.core.loading import load_collection
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+
+def git(repo, *args, author=("Ann Example", "ann@old.example"), data=None):
+    env = dict(os.environ, GIT_AUTHOR_NAME=author[0], GIT_AUTHOR_EMAIL=author[1],
+               GIT_COMMITTER_NAME="CI", GIT_COMMITTER_EMAIL="ci@example.org",
+               GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    return subprocess.run(["git", "-C", str(repo), *args], env=env, check=True,
+                          capture_output=True, input=data).stdout
+
+
+def commit(repo, name, message, author):
+    (repo / name).write_text(message, encoding="utf-8")
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", message, author=author)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "ring.c", "ring: fix lockless enqueue\n\nThe ring buffer lost entries.",
+           ("Ann Example", "ann@old.example"))
+    commit(repo, "crypto.c", "crypto: add device offload", ("Bob Builder", "bob@example.org"))
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, "side.c", "eventdev: scheduling queues", ("A. Example", "ann@new.example"))
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "main.c", "ring: document burst size", ("Bob Builder", "bob@example.org"))
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch side", "side")
+    # Ann's two identities are one person for git itself
+    (repo / ".mailmap").write_text("Ann Example <ann@example.org> <ann@old.example>\n"
+                                   "Ann Example <ann@example.org> A. Example <ann@new.example>\n",
+                                   encoding="utf-8")
+    return repo
+
+
+def test_non_merge_commits_and_mailmap_identities(repo):
+    c = load_collection(repo, use_cache=False)
+    assert c.report.format == "git"
+    assert c.n_documents == 4  # the merge commit is not a document
+    texts = sorted(c.text(i) for i in range(c.n_documents))
+    assert texts[-1] == "ring: fix lockless enqueue\n\nThe ring buffer lost entries."
+    assert not any("Merge" in t for t in texts)
+    assert c.person_ids == ["ann-example", "bob-builder"]
+    assert c.person_names == ["Ann Example", "Bob Builder"]
+    assert len(c.documents_of(0)) == 2 and len(c.documents_of(1)) == 2
+    hashes = git(repo, "log", "--no-merges", "--format=%H").decode().split()
+    assert all(any(h.startswith(d) for h in hashes) and len(d) >= 12 for d in c.doc_ids)
+
+
+def test_cache_follows_new_commits_and_mailmap(repo):
+    first = load_collection(repo)
+    assert load_collection(repo).fingerprint == first.fingerprint
+    commit(repo, "new.c", "net: new driver", ("Cy Coder", "cy@example.org"))
+    second = load_collection(repo)
+    assert second.fingerprint != first.fingerprint and second.n_documents == 5
+
+
+def test_invalid_utf8_message_is_reported(repo):
+    # `git commit` repairs bad bytes, so write the commit object by hand, as old tools did
+    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    head = git(repo, "rev-parse", "HEAD").strip()
+    obj = (b"tree " + tree + b"\nparent " + head + b"\nauthor Cy <cy@example.org> 0 +0000\n"
+           b"committer Cy <cy@example.org> 0 +0000\n\nbad \xff bytes in net driver\n")
+    new = git(repo, "hash-object", "-t", "commit", "-w", "--stdin", data=obj).strip()
+    git(repo, "update-ref", "HEAD", new.decode())
+    c = load_collection(repo, use_cache=False)
+    [problem] = [p for p in c.report.problems if p.kind == "invalid-utf8"]
+    assert "(git log)" in problem.file and problem.line == 1
+    assert "\ufffd" in c.text(c.doc_index[c.doc_ids[0]])
+
+
+def test_not_a_repository(tmp_path):
+    with pytest.raises(CollectionError, match="git repository"):
+        load_collection(tmp_path, format="git", use_cache=False)
+
+
+def test_repository_without_commits(tmp_path):
+    git(tmp_path, "init", "-q")
+    with pytest.raises(CollectionError, match="git repository"):
+        load_collection(tmp_path, use_cache=False)
