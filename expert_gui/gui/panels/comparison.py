@@ -196,13 +196,16 @@ class ComparisonPanel(QWidget):
         if self.state.collection is None:
             return
         method = self._model2_method()
+        collection = self.state.collection
         self.rank_boxes["model2"].setTitle(f"Model 2 ({method.split('-')[1]})")
         self.state.runner.start(
-            "model2", build_model2, self.state.collection, method,
-            on_success=self._model2_ready,
+            "model2", build_model2, collection, method,
+            on_success=lambda ranker: self._model2_ready(ranker, collection),
             on_failure=lambda e, tb: show_error(self, "Cannot build Model 2", e, tb))
 
-    def _model2_ready(self, ranker) -> None:
+    def _model2_ready(self, ranker, collection) -> None:
+        if collection is not self.state.collection:
+            return  # built for a collection that has since been replaced
         self.model2 = ranker
         if self.state.ranking is not None:
             self.compare(self.state.ranking)

@@ -168,9 +168,11 @@ class EntropyPanel(QWidget):
         self.progress.setVisible(True)
         self.progress.setRange(0, len(s.topics))
         self.progress.setValue(0)
-        s.runner.start("entropy", topic_entropies, s.model, dict(s.topics), s.qrels,
+        model = s.model
+        s.runner.start("entropy", topic_entropies, model, dict(s.topics), s.qrels,
                        on_progress=lambda ev: self.progress.setValue(ev[-1][0]),
-                       on_success=self.show_topics, on_failure=self._failed)
+                       on_success=lambda r: self.show_topics(r) if model is s.model else None,
+                       on_failure=self._failed)
 
     def _failed(self, exc, details) -> None:
         self.progress.setVisible(False)

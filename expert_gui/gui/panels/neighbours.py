@@ -177,13 +177,15 @@ class NeighboursPanel(QWidget):
             return
         method = self.projection_combo.currentText()
         self.state.runner.start("word-map", project_words, model.word_embeddings, method,
-                                on_success=self._show_map,
+                                on_success=lambda m: self._show_map(m, model),
                                 on_failure=lambda e, tb: show_error(self, "Cannot draw the map",
                                                                     e, tb))
 
-    def _show_map(self, word_map: WordMap) -> None:
+    def _show_map(self, word_map: WordMap, model) -> None:
+        if model is not self.state.model:
+            return  # computed for a model that has since been replaced
         self.word_map = word_map
-        words = self.state.model.vocab.words
+        words = model.vocab.words
         self.background.setData(word_map.xy[:, 0], word_map.xy[:, 1],
                                 data=[words[i] for i in word_map.word_ids])
         self._draw_highlight()

@@ -1,0 +1,94 @@
+"""`expert-gui --screenshot DIR`: bring every panel into a realistic state and save a PNG of each.
+
+Opens the demo collection (or the one given), trains a small model when none is loaded, ranks a
+topic, evaluates the topic set, and photographs the window at 1280x800 with each panel in front.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from expert_gui.gui.app import demo_collection_path
+
+WINDOW_SIZE = (1280, 800)
+# Enough training for a readable loss curve and a sensible ranking on the demo, in seconds.
+SCREENSHOT_TRAINING = {"dim": 64, "epochs": 8, "batch_size": 256, "checkpoint_every": 0}
+FILES = {
+    "Collection": "collection.png",
+    "Training": "training.png",
+    "Query": "query.png",
+    "Entropy": "entropy.png",
+    "Nearest terms": "nearest-terms.png",
+    "Model 2 comparison": "comparison.png",
+}
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float) -> bool:
+    """Run the event loop until `condition()` holds (the workers report through it)."""
+    app = QApplication.instance()
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        app.processEvents()
+        time.sleep(0.01)
+    return True
+
+
+def prepare(window, collection: Path | None = None, query: str | None = None,
+            training: dict | None = None, timeout_s: float = 600) -> None:
+    """Open, train, query and evaluate, waiting for each background step."""
+    state = window.state
+    path = collection or demo_collection_path()
+    if path is None:
+        raise FileNotFoundError("no demo collection installed; pass a collection")
+    window.collection_panel.open_collection(path)
+    wait_until(lambda: state.collection is not None and not state.runner.running("load"),
+               timeout_s)
+    if state.collection is None:
+        raise RuntimeError(f"cannot open {path}")
+    if state.model is None:
+        for name, value in (training or SCREENSHOT_TRAINING).items():
+            window.training_panel.form.set_value(name, value)
+        window.training_panel.start_training()
+        wait_until(lambda: state.model is not None, timeout_s)
+    if query is None:
+        query = next(iter(state.topics.values()), state.collection.vocab.words[1])
+    wait_until(lambda: window.comparison_panel.model2 is not None, timeout_s)
+    window.query_panel.set_query(query)
+    window.query_panel.results.selectRow(0)
+    ranking = state.ranking
+    if ranking is not None and len(ranking):
+        window.collection_panel.select_person(ranking.person_ids[ranking.people[0]])
+        window.collection_panel.documents_list.setCurrentRow(0)
+    if state.topics:
+        window.entropy_panel.compute()
+        wait_until(lambda: window.entropy_panel.result is not None, timeout_s)
+    if state.topics and state.qrels:
+        window.comparison_panel.evaluate()
+        wait_until(lambda: window.comparison_panel.evaluation is not None, timeout_s)
+    wait_until(lambda: window.neighbours_panel.word_map is not None, timeout_s)
+    wait_until(lambda: not state.runner.any_running(), timeout_s)
+
+
+def save_panels(window, out_dir: Path) -> list[Path]:
+    """One PNG of the whole window per panel, that panel in front."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    window.resize(*WINDOW_SIZE)
+    paths = []
+    for title, name in FILES.items():
+        window.show_panel(title)
+        wait_until(lambda: False, 0.3)  # let plots redraw from their timers
+        path = out_dir / name
+        window.grab().save(str(path))
+        paths.append(path)
+    return paths
+
+
+def take_screenshots(window, out_dir: Path, collection: Path | None = None) -> list[Path]:
+    prepare(window, collection)
+    return save_panels(window, out_dir)

@@ -1,0 +1,60 @@
+"""Collection panel: loading in the background, Table 1, the report, people and documents; a bad
+file gives a readable error dialog and a log line, never a crash."""
+
+import logging
+
+import pytest
+from gui_helpers import GUI_COLLECTION, open_collection
+from PySide6.QtWidgets import QMessageBox
+
+from expert_gui.gui.panels.collection import STAT_LABELS
+
+pytestmark = pytest.mark.gui
+
+
+def test_open_shows_table1_report_people_and_companion_topics(qtbot, window, collection):
+    open_collection(qtbot, window)
+    panel = window.collection_panel
+    stats = collection.stats().to_dict()
+    for row, (key, label, fmt) in enumerate(STAT_LABELS):
+        assert panel.stats_table.item(row, 0).text() == label
+        assert panel.stats_table.item(row, 1).text() == fmt.format(stats[key])
+    assert "documents: 60" in panel.report_view.toPlainText()
+    assert panel.people_proxy.rowCount() == 6
+    # Topics and qrels beside the collection open with it.
+    assert len(window.state.topics) == 6 and len(window.state.qrels) == 6
+    assert "6 topics" in panel.topics_label.text()
+
+
+def test_people_search_and_document_viewer(qtbot, window, collection):
+    open_collection(qtbot, window)
+    panel = window.collection_panel
+    panel.people_search.setText("carol")
+    assert panel.people_proxy.rowCount() == 1
+    panel.select_person("carol")
+    carol = collection.person_index["carol"]
+    listed = [panel.documents_list.item(i).text() for i in range(panel.documents_list.count())]
+    assert listed == [collection.doc_ids[d] for d in collection.documents_of(carol)]
+    panel.documents_list.setCurrentRow(0)
+    first = collection.documents_of(carol)[0]
+    assert collection.text(first) in panel.document_view.toPlainText()
+
+
+def test_a_bad_collection_shows_an_error_dialog_and_logs_it(qtbot, window, tmp_path, caplog):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "documents.tsv").write_bytes(b"no header here at all\n\x00\x01")
+    caplog.set_level(logging.ERROR)
+    window.collection_panel.open_collection(bad)
+    qtbot.waitUntil(lambda: bool(window.findChildren(QMessageBox, "error-dialog")),
+                    timeout=30_000)
+    box = window.findChildren(QMessageBox, "error-dialog")[0]
+    assert "bad" in box.text() or "documents.tsv" in box.text()
+    assert window.state.collection is None
+    assert any("Cannot open" in r.getMessage() for r in caplog.records)
+
+
+def test_a_second_open_replaces_the_first(qtbot, window):
+    window.collection_panel.open_collection(GUI_COLLECTION / "no-such-folder")
+    open_collection(qtbot, window)
+    assert window.state.collection.n_documents == 60

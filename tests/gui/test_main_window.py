@@ -1,0 +1,93 @@
+"""The main window: every panel, menus with shortcuts, the About box, the status bar, the layout
+remembered between launches, and closing during training."""
+
+import pytest
+from gui_helpers import open_collection, set_training
+from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QMessageBox
+
+from expert_gui import PAPER_CITATION
+from expert_gui.gui.main_window import MainWindow, settings
+
+pytestmark = pytest.mark.gui
+
+PANELS = ["Collection", "Training", "Query", "Entropy", "Nearest terms", "Model 2 comparison"]
+
+
+def test_every_panel_is_a_dock_and_the_menus_have_shortcuts(window):
+    assert list(window.docks) == PANELS
+    menus = [a.text() for a in window.menuBar().actions()]
+    assert menus == ["&File", "&Model", "&View", "&Help"]
+    assert window.open_action.shortcut().toString() == "Ctrl+O"
+    assert window.query_action.shortcut().toString() == "Ctrl+L"
+    assert window.train_action.shortcut().toString() == "Ctrl+T"
+    assert window.device_label.text().startswith(("CPU", "GPU"))
+    assert window.model_label.text() == "No model"
+    assert not window.train_action.isEnabled()  # nothing to train on yet
+
+
+def test_ctrl_l_focuses_the_query_box(qtbot, window, model):
+    window.state.set_model(model, None)
+    window.activateWindow()
+    window.focus_query()
+    assert window.query_panel.query_edit.hasFocus() or \
+        window.query_panel.query_edit.isVisible()
+    assert window.docks["Query"].isVisible()
+
+
+def test_about_cites_the_paper(qtbot, window, monkeypatch):
+    shown = {}
+    monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: shown.update(text=text))
+    window.show_about()
+    assert PAPER_CITATION in shown["text"]
+
+
+def test_the_layout_is_remembered(qtbot):
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.show()
+    first.docks["Entropy"].setFloating(True)
+    first.resize(720, 520)
+    first.save_layout()
+    first.close()
+    second = MainWindow()
+    qtbot.addWidget(second)
+    second.show()
+    assert second.docks["Entropy"].isFloating()
+    assert (second.width(), second.height()) == (720, 520)
+
+
+def test_a_dropped_folder_opens_as_a_collection(qtbot, window, collection_path):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(collection_path))])
+    event = QDropEvent(QPoint(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    qtbot.waitUntil(lambda: window.state.collection is not None, timeout=30_000)
+    assert settings().value("last/collection") == str(collection_path)
+
+
+def test_startup_reopens_the_last_collection(qtbot, collection_path):
+    settings().setValue("last/collection", str(collection_path))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.open_startup_collection()
+    qtbot.waitUntil(lambda: win.state.collection is not None, timeout=30_000)
+    assert win.state.collection_path == collection_path
+
+
+def test_closing_during_training_asks_and_keeps_the_checkpoint(qtbot, window):
+    open_collection(qtbot, window)
+    set_training(window, epochs=500)
+    window.training_panel.start_training()
+    qtbot.waitUntil(lambda: len(window.training_panel.plot.steps) > 2, timeout=60_000)
+    folder = window.training_panel._model_folder
+    window.confirm_stop_training = lambda: False
+    window.close()
+    assert window.isVisible() and window.training_panel.is_training()  # said no: keeps going
+    window.confirm_stop_training = lambda: True
+    window.close()
+    assert not window.isVisible()
+    assert not window.state.runner.any_running()
+    assert (folder / "checkpoint").is_dir() and (folder / "manifest.json").is_file()

@@ -1,0 +1,91 @@
+"""Training panel: the form holds the trainer's defaults; Train runs off the GUI thread with a
+live plot; Stop keeps the model; saved models are listed and reopen without retraining."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from gui_helpers import open_collection, set_training
+
+from expert_gui.core.training import TrainSettings
+from expert_gui.gui.panels.training import LossPlot, format_duration, smooth
+
+pytestmark = pytest.mark.gui
+
+
+def test_the_form_starts_at_the_trainers_defaults_and_reads_back_edits(window):
+    form = window.training_panel.form
+    assert form.settings() == TrainSettings()
+    form.set_value("dim", 32)
+    form.set_value("optimizer", "adam")
+    form.set_value("overlapping", True)
+    assert form.settings() == dataclasses.replace(TrainSettings(), dim=32, optimizer="adam",
+                                                  overlapping=True)
+    assert form.widgets["window"].toolTip()  # every setting says what it does
+
+
+def test_smoothing_is_a_bias_corrected_moving_average():
+    x = np.array([4.0, 2.0, 3.0])
+    a = 0.9
+    by_hand = [4.0, (a * (1 - a) * 4 + (1 - a) * 2) / (1 - a**2),
+               (a * a * (1 - a) * 4 + a * (1 - a) * 2 + (1 - a) * 3) / (1 - a**3)]
+    assert smooth(x, a) == pytest.approx(by_hand)
+
+
+def test_loss_plot_keeps_one_point_per_step_and_one_per_validation(qtbot):
+    plot = LossPlot()
+    qtbot.addWidget(plot)
+    plot.add(1, 2.0, None)
+    plot.add(2, 1.5, None)
+    plot.add(2, 1.7, 1.9)  # epoch end: same step, first validation loss
+    plot.add(3, 1.4, 1.9)  # same validation loss repeated
+    plot.redraw()
+    assert plot.steps == [1, 2, 3] and plot.val_losses == [1.9]
+    x, y = plot.raw_curve.getData()
+    assert list(x) == [1, 2, 3] and list(y) == [2.0, 1.5, 1.4]
+
+
+def test_format_duration():
+    assert format_duration(42) == "42 s"
+    assert format_duration(125) == "2 min 05 s"
+    assert format_duration(None) == "–"
+
+
+def test_train_saves_lists_and_reopens_the_model(qtbot, window):
+    open_collection(qtbot, window)
+    set_training(window)
+    panel = window.training_panel
+    panel.start_training()
+    assert panel.is_training() and not panel.train_button.isEnabled()
+    qtbot.waitUntil(lambda: window.state.model is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: not panel.is_training(), timeout=10_000)
+    model = window.state.model
+    assert model.dim == 16 and model.n_people == 6
+    assert len(panel.plot.steps) > 10 and all(np.isfinite(panel.plot.losses))
+    assert panel.models_list.count() == 1
+    folder = window.state.model_path
+    assert (folder / "manifest.json").is_file()
+    assert "Model:" in window.model_label.text()
+    window.state.set_model(None, None)
+    panel.open_model(folder)
+    qtbot.waitUntil(lambda: window.state.model is not None, timeout=30_000)
+    np.testing.assert_array_equal(window.state.model.word_embeddings, model.word_embeddings)
+
+
+def test_pause_then_stop_keeps_the_model_so_far(qtbot, window):
+    open_collection(qtbot, window)
+    set_training(window, epochs=200)
+    panel = window.training_panel
+    panel.start_training()
+    qtbot.waitUntil(lambda: len(panel.plot.steps) > 3, timeout=60_000)
+    panel.toggle_pause()
+    assert panel.pause_button.text() == "Resume"
+    qtbot.wait(300)
+    paused_at = panel.plot.steps[-1]
+    qtbot.wait(300)
+    assert panel.plot.steps[-1] == paused_at
+    panel.stop_training()
+    qtbot.waitUntil(lambda: window.state.model is not None, timeout=60_000)
+    assert "Stopped" in panel.status_label.text()
+    assert (window.state.model_path / "checkpoint").is_dir()
+    assert panel.plot.steps[-1] < 200 * 15
