@@ -93,3 +93,15 @@ def test_make_ranker_builds_every_method_and_the_default_ensemble_is_eq5():
         make_ranker("model2-d", model=model)
     with pytest.raises(QueryError, match="unknown method"):
         make_ranker("bm25", collection=collection)
+
+
+def test_order_by_score_breaks_ties_by_index_with_and_without_depth():
+    from expert_gui.core.ranking import order_by_score
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        s = rng.integers(0, 5, 40).astype(float)  # many ties
+        full = sorted(range(40), key=lambda i: (-s[i], i))
+        assert order_by_score(s).tolist() == full
+        for depth in (0, 1, 7, 39, 40, 41):
+            assert order_by_score(s, depth).tolist() == full[:depth]

@@ -70,8 +70,13 @@ class Ranker(Protocol):
 
 def order_by_score(scores: np.ndarray, depth: int | None = None) -> np.ndarray:
     """Indices by descending score, ties by ascending index (stable, so rankings are reproducible)."""
-    order = np.lexsort((np.arange(len(scores)), -np.asarray(scores, dtype=np.float64)))
-    return order if depth is None else order[:depth]
+    neg = -np.asarray(scores, dtype=np.float64)
+    if depth is None or depth >= len(neg):
+        return np.argsort(neg, kind="stable")
+    # Only the top `depth` need sorting: every score at least the depth-th best, ties included.
+    cut = np.partition(neg, depth - 1)[depth - 1] if depth > 0 else -np.inf
+    head = np.flatnonzero(neg <= cut)
+    return head[np.argsort(neg[head], kind="stable")][:depth]
 
 
 def normalized_entropy(p: np.ndarray) -> float:
