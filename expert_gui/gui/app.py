@@ -58,6 +58,7 @@ def run_gui(screenshot_dir: str | None = None) -> int:
     if screenshot_dir is not None:
         from expert_gui.gui.screenshots import take_screenshots
 
+        window.reset_layout()
         paths = take_screenshots(window, Path(screenshot_dir))
         for p in paths:
             print(p)

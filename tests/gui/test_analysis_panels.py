@@ -1,0 +1,133 @@
+"""Entropy, nearest-terms and comparison panels, each checked against an independent
+computation: numpy for Eq. 6 and the distances, scikit-learn's PCA for the map, np.corrcoef for R."""
+
+import numpy as np
+import pytest
+from sklearn.decomposition import PCA
+
+from expert_gui.core.rankers import make_ranker
+from expert_gui.gui.panels.comparison import ComparisonPanel
+from expert_gui.gui.panels.entropy import EntropyPanel, topic_entropies
+from expert_gui.gui.panels.neighbours import NeighboursPanel, project_words
+from expert_gui.gui.panels.query import QueryPanel
+from expert_gui.gui.state import AppState
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def state(collection, model, collection_path):
+    from expert_gui.core.evaluation.qrels import read_qrels
+    from expert_gui.core.topics import read_topics
+
+    s = AppState()
+    s.set_collection(collection, collection_path)
+    s.set_model(model, None)
+    s.set_topics({t.id: t.query for t in read_topics(collection_path / "topics.tsv")}, None)
+    s.set_qrels(read_qrels(collection_path / "qrels.txt"), None)
+    yield s
+    s.runner.stop_all()
+
+
+def _entropy(p):
+    """Eq. 6 by hand."""
+    return float(-(p * np.log(p)).sum() / np.log(len(p)))
+
+
+def test_entropy_panel_shows_the_query_distribution_and_eq6(qtbot, state, model):
+    panel = EntropyPanel(state)
+    qtbot.addWidget(panel)
+    ranking = make_ranker("loglinear", model=model).rank("disk cache")
+    state.set_ranking(ranking)
+    heights = panel.bars.opts["height"]
+    assert np.allclose(heights, np.sort(ranking.probabilities)[::-1])
+    assert f"{_entropy(ranking.probabilities):.3f}" in panel.query_label.text()
+
+
+def test_topic_entropies_histogram_and_pearson_r(qtbot, state):
+    panel = EntropyPanel(state)
+    qtbot.addWidget(panel)
+    panel.compute()
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=30_000)
+    result = panel.result
+    ranker = make_ranker("loglinear", model=state.model)
+    expected = [_entropy(ranker.rank(q).probabilities) for q in state.topics.values()]
+    assert np.allclose(result.entropy, expected)
+    _, counts = panel.histogram.getData()
+    assert counts.sum() == len(state.topics)
+    fit = result.fit
+    assert fit.r == pytest.approx(np.corrcoef(fit.entropy, fit.ap)[0, 1])
+    slope, intercept = np.polyfit(fit.entropy, fit.ap, 1)
+    assert (fit.slope, fit.intercept) == pytest.approx((slope, intercept))
+    assert "Pearson's R" in panel.topics_label.text()
+
+
+def test_topic_entropies_without_qrels_has_no_fit(state):
+    result = topic_entropies(state.model, dict(state.topics), {})
+    assert result.fit is None and len(result.entropy) == len(state.topics)
+
+
+def test_pca_map_matches_scikit_learn_up_to_sign(model):
+    word_map = project_words(model.word_embeddings, "PCA", n_words=20)
+    reference = PCA(n_components=2).fit_transform(
+        model.word_embeddings[word_map.word_ids].astype(np.float64))
+    for axis in range(2):
+        a, b = word_map.xy[:, axis], reference[:, axis]
+        assert np.allclose(a, b, atol=1e-6) or np.allclose(a, -b, atol=1e-6)
+
+
+def test_neighbours_table_matches_direct_distances_and_click_queries(qtbot, state, model):
+    panel = NeighboursPanel(state)
+    qtbot.addWidget(panel)
+    qtbot.waitUntil(lambda: panel.word_map is not None, timeout=30_000)
+    panel.k_spin.setValue(5)
+    panel.metric_combo.setCurrentText("cosine")
+    panel.words_edit.setText("disk")
+    panel.find()
+    emb = model.word_embeddings.astype(np.float64)
+    target = emb[model.vocab.index["disk"]]
+    cos = 1 - emb @ target / (np.linalg.norm(emb, axis=1) * np.linalg.norm(target))
+    cos[[0, model.vocab.index["disk"]]] = np.inf
+    order = np.argsort(cos, kind="stable")[:5]
+    assert [panel.table.item(r, 0).text() for r in range(5)] == \
+        [model.vocab.words[i] for i in order]
+    assert float(panel.table.item(0, 1).text()) == pytest.approx(cos[order[0]], abs=1e-4)
+    assert len(panel.labels) == 6  # the word and its five neighbours, labelled on the map
+    asked = []
+    state.query_requested.connect(asked.append)
+    panel.table.cellDoubleClicked.emit(0, 0)
+    assert asked == [model.vocab.words[order[0]]]
+
+
+def test_comparison_ranks_side_by_side_with_rank_changes(qtbot, state, model, collection):
+    panel = ComparisonPanel(state)
+    qtbot.addWidget(panel)
+    panel._build_model2()
+    qtbot.waitUntil(lambda: panel.model2 is not None, timeout=30_000)
+    query = QueryPanel(state)
+    qtbot.addWidget(query)
+    query.set_query("packet socket")
+    loglinear = state.ranking
+    model2 = make_ranker("model2-jm", collection=collection).rank("packet socket")
+    table = panel.rank_tables["model2"]
+    base = {loglinear.person_ids[p]: r for r, p in enumerate(loglinear.people, start=1)}
+    for row in range(table.rowCount()):
+        pid = model2.person_ids[model2.people[row]]
+        assert table.item(row, 2).text() == pid
+        delta = base[pid] - (row + 1)
+        assert table.item(row, 1).text() == (f"{delta:+d}" if delta else "·")
+
+
+def test_comparison_evaluation_builds_tables_2_and_4(qtbot, state):
+    panel = ComparisonPanel(state)
+    qtbot.addWidget(panel)
+    assert panel.evaluate_button.isEnabled()
+    panel.evaluate()
+    qtbot.waitUntil(lambda: panel.evaluation is not None, timeout=120_000)
+    ev = panel.evaluation
+    assert ev.n_topics == 6
+    rows = [panel.table2.item(r, 0).text() for r in range(panel.table2.rowCount())]
+    assert rows[-1] == "Log-linear (reference)" and len(rows) == 7
+    assert panel.table4.item(2, 0).text() == "Ensemble (reference)"
+    assert panel.table2.item(6, 1).text().startswith(f"{ev.table2.means['loglinear']['AP']:.3f}")
+    assert len(ev.difference.difference) == 6
