@@ -12,6 +12,7 @@ from expert_gui.core.instances import make_instances
 from expert_gui.core.storage import load_checkpoint
 from expert_gui.core.training import (
     CandidateLogSumExp,
+    LogLinearNet,
     TrainSettings,
     epoch_order,
     initial_parameters,
@@ -70,6 +71,14 @@ def test_loss_and_gradients_match_the_equations_written_out(collection, chunk):
     ref_grads = torch.autograd.grad(ref, params)
     torch.testing.assert_close(ours, ref, rtol=1e-12, atol=1e-12)
     for g, r in zip(grads, ref_grads, strict=True):
+        torch.testing.assert_close(g, r, rtol=1e-10, atol=1e-12)
+    # The trainer's path: autograd for the cross-entropy, the penalty's gradient added by hand.
+    net = LogLinearNet(*(p.detach().clone() for p in params), chunk=chunk)
+    ce = net(**batch, batch_size=len(idx))
+    ce.backward()
+    total = float(ce.detach()) + net.add_penalty(0.01, len(idx))
+    assert total == pytest.approx(float(ref), rel=1e-12)
+    for g, r in zip([p.grad for p in net.parameters()], ref_grads, strict=True):
         torch.testing.assert_close(g, r, rtol=1e-10, atol=1e-12)
 
 
