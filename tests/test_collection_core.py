@@ -1,6 +1,9 @@
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from expert_gui.core.collection import Collection
+from expert_gui.core.collection import Collection, CollectionBuilder
+from expert_gui.core.text import TextSettings, Tokenizer
 
 
 def _small():
@@ -44,3 +47,42 @@ def test_save_load_round_trip(tmp_path):
     assert d.doc_ids == c.doc_ids and d.person_ids == c.person_ids
     assert np.array_equal(d.tokens, c.tokens) and d.text(0) == c.text(0)
     assert d.vocab.words == c.vocab.words and d.report.problems == c.report.problems
+
+
+# Text with the characters the fast path treats specially: ASCII punctuation and digits, '_',
+# non-ASCII letters, digits and punctuation, combining marks, and letters that change length
+# when lower-cased.
+_TEXT = st.text(alphabet=st.sampled_from(list("aZ9 _-.\n\t'éÉßİΣσς٣²—\u0301\u00a0\u2028日本"))
+                | st.characters(), max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_TEXT, min_size=1, max_size=12), st.sampled_from(["any-digit", "numeric"]))
+def test_batched_tokenizing_equals_the_tokenizer(texts, numbers):
+    text_settings = TextSettings(numbers=numbers)
+    CollectionBuilder._BATCH_DOCS = 5  # several batches per example
+    try:
+        b = CollectionBuilder(text_settings)
+        for k, text in enumerate(texts):
+            b.add_document(f"d{k}", text, "<memory>", k)
+        c = b.build()
+    finally:
+        CollectionBuilder._BATCH_DOCS = 512
+    tok = Tokenizer(text_settings)
+    for k, text in enumerate(texts):
+        assert [c.vocab.words[t] for t in c.doc_tokens(k)] == tok.words(text)
+        assert c.text(k) == text.encode("utf-8", "replace").decode("utf-8")
+    empty = {p.line for p in c.report.problems if p.kind == "empty-document"}
+    assert empty == {k for k, t in enumerate(texts) if not tok.words(t)}
+
+
+def test_spilled_text_reads_back(tmp_path):
+    b = CollectionBuilder(spill_dir=tmp_path)
+    for k in range(1200):  # more than one batch
+        b.add_document(f"d{k}", f"document number {k} about rings", "<memory>", None)
+    c = b.build()
+    assert isinstance(c.text_bytes, np.memmap)
+    assert c.text(0) == "document number 0 about rings"
+    assert c.text(1199) == "document number 1199 about rings"
+    assert [c.vocab.words[t] for t in c.doc_tokens(1199)] == ["document", "number", "<num>",
+                                                              "rings"]

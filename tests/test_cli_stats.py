@@ -1,0 +1,54 @@
+"""`expert-gui stats`: Table 1 and the load report, as text and as JSON."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from expert_gui.cli import main
+
+DPDK = Path(__file__).resolve().parents[2] / "shared/data/dpdk-maintainers"
+
+
+def test_table1_as_text(fixtures, capsys):
+    assert main(["stats", str(fixtures / "collections/folder_tsv")]) == 0
+    out = capsys.readouterr().out
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in out.splitlines()
+                if re.match(r"  \S.*\s{2,}\S", line))
+    assert rows["Documents"] == "5" and rows["People with at least one document"] == "2"
+    assert rows["Average document length (tokens)"] == f"{(6 + 5 + 0 + 2 + 5) / 5:.2f}"
+    assert rows["Associations per document (with people)"] == "1.25 ± 0.43"  # 1, 2, 1, 1
+    assert rows["Associations per person"] == "2.50 ± 0.50"  # alice 3, bob 2
+    assert "documents.tsv:6: document id 'd1' already seen" in out
+
+
+def test_table1_as_json(fixtures, capsys):
+    assert main(["stats", str(fixtures / "collections/papers.bib"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["report"]["format"] == "bibtex"
+    assert data["stats"]["documents"] == 3 and data["stats"]["people_with_documents"] == 8
+    assert data["stats"]["associations"] == 3 + 5 + 1
+    assert {p["kind"] for p in data["report"]["problems"]} == {"duplicate-id", "malformed-record"}
+
+
+def test_format_and_associations_options(fixtures, capsys):
+    trec = fixtures / "collections/trec"
+    args = ["stats", str(trec / "docs.trec"), "--format", "trec",
+            "--associations", str(trec / "associations.txt"), "--json"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out)["stats"]["documents"] == 2
+
+
+def test_bad_input_is_one_line_and_status_2(tmp_path, capsys):
+    assert main(["stats", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("expert-gui stats: error: ") and "no such file" in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.skipif(not DPDK.is_dir(), reason="needs ../shared/data")
+def test_dpdk_counts(capsys):
+    assert main(["stats", str(DPDK), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)["stats"]
+    assert stats["documents"] == 45_205 and stats["people_with_documents"] == 1_473

@@ -1,0 +1,111 @@
+"""load_collection: the on-disk cache, progress events, stopping, and the typed errors."""
+
+import os
+
+import numpy as np
+import pytest
+
+from expert_gui.core.errors import CollectionError
+from expert_gui.core.formats import FORMATS
+from expert_gui.core.loading import LoadProgress, collection_cache, load_collection
+from expert_gui.core.paths import cache_dir
+from expert_gui.core.text import TextSettings
+
+
+@pytest.fixture
+def folder(fixtures, tmp_path):
+    """A writable copy of the TSV fixture, so tests may touch its files."""
+    src = fixtures / "collections/folder_tsv"
+    dst = tmp_path / "folder"
+    dst.mkdir()
+    for f in src.iterdir():
+        (dst / f.name).write_bytes(f.read_bytes())
+    return dst
+
+
+def cached_folders():
+    root = cache_dir() / "collections"
+    return sorted(p.name for p in root.iterdir()) if root.exists() else []
+
+
+def test_second_load_comes_from_the_cache(folder, monkeypatch):
+    first = load_collection(folder)
+    assert cached_folders() == [first.fingerprint]
+
+    def must_not_read(*args, **kwargs):
+        raise AssertionError("the files were read again")
+
+    monkeypatch.setattr(FORMATS["folder"], "read", must_not_read)
+    again = load_collection(folder)
+    assert again.fingerprint == first.fingerprint
+    assert isinstance(again.tokens, np.memmap)  # memory-mapped, not read
+    assert np.array_equal(again.tokens, first.tokens) and again.doc_ids == first.doc_ids
+    assert again.text(1) == first.text(1) and again.report.problems == first.report.problems
+
+
+def test_changed_file_or_settings_load_afresh(folder):
+    first = load_collection(folder)
+    assoc = folder / "associations.tsv"
+    st = assoc.stat()
+    os.utime(assoc, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    touched = load_collection(folder)
+    assert touched.fingerprint != first.fingerprint
+    no_stop = load_collection(folder, settings=TextSettings(stopwords="none"))
+    assert no_stop.fingerprint not in (first.fingerprint, touched.fingerprint)
+    assert "the" in no_stop.vocab.index and "the" not in first.vocab.index
+    assert len(cached_folders()) == 3
+
+
+def test_user_stopword_file_is_part_of_the_key(folder, tmp_path):
+    words = tmp_path / "stop.txt"
+    words.write_text("ring\n", encoding="utf-8")
+    first = load_collection(folder, settings=TextSettings(stopwords=str(words)))
+    assert "ring" not in first.vocab.index
+    words.write_text("crypto\n", encoding="utf-8")
+    os.utime(words, ns=(1, 10**18))
+    second = load_collection(folder, settings=TextSettings(stopwords=str(words)))
+    assert second.fingerprint != first.fingerprint and "ring" in second.vocab.index
+
+
+def test_without_cache_nothing_is_written(folder):
+    c = load_collection(folder, use_cache=False)
+    assert c.n_documents == 5 and c.text(0).startswith("Ring buffer")
+    assert cached_folders() == []
+
+
+def test_broken_cache_is_rebuilt(folder):
+    first = load_collection(folder)
+    tokens = np.array(first.tokens)
+    (collection_cache(first.fingerprint) / "tokens.npy").unlink()
+    (collection_cache(first.fingerprint) / "tokens.npy").write_bytes(b"not numpy")
+    again = load_collection(folder)
+    assert np.array_equal(again.tokens, tokens)
+
+
+def test_progress_events_reach_the_total(folder):
+    events = []
+    load_collection(folder, progress=events.append, use_cache=False)
+    assert all(isinstance(e, LoadProgress) for e in events) and len(events) >= 2
+    done = [e.done for e in events]
+    assert done == sorted(done)
+    total = sum(f.stat().st_size for f in folder.iterdir())
+    assert events[-1].total == total and events[-1].done == total
+
+
+def test_stop_returns_none_and_caches_nothing(folder):
+    assert load_collection(folder, should_stop=lambda: True) is None
+    assert cached_folders() == []
+    assert list((cache_dir() / "collections").iterdir()) == []  # the spill folder is gone
+
+
+def test_empty_collection_is_an_error(tmp_path):
+    (tmp_path / "documents.tsv").write_text("doc_id\ttext\n", encoding="utf-8")
+    (tmp_path / "associations.tsv").write_text("doc_id\tperson_id\n", encoding="utf-8")
+    with pytest.raises(CollectionError, match="at least one document"):
+        load_collection(tmp_path)
+
+
+def test_missing_companion_file_is_an_error(folder):
+    with pytest.raises(CollectionError, match="no such file") as err:
+        load_collection(folder, associations=folder / "nope.tsv")
+    assert err.value.path.endswith("nope.tsv")
