@@ -16,8 +16,9 @@ from expert_gui.core.evaluation.significance import (
 from expert_gui.core.evaluation.tables import build_table, to_csv, to_latex, to_markdown
 
 
-def test_identical_systems_have_p_one():
-    a = np.random.default_rng(3).random(40)
+@pytest.mark.parametrize("topics", [40, 1500])  # 1500 topics: permutations drawn in chunks
+def test_identical_systems_have_p_one(topics):
+    a = np.random.default_rng(3).random(topics)
     assert randomization_test(a, a.copy()) == 1.0
 
 

@@ -10,6 +10,7 @@ from scipy.stats import false_discovery_control
 
 N_PERMUTATIONS = 10_000
 SEED = 0
+_SIGNS_PER_CHUNK = 4_000_000
 MARKS = ((0.01, "***"), (0.05, "**"), (0.1, "*"))
 
 
@@ -27,11 +28,14 @@ def randomization_test(a: np.ndarray, b: np.ndarray, *, n_permutations: int = N_
     if len(d) == 0:
         return 1.0
     observed = abs(d.mean())
-    signs = np.random.default_rng(seed).choice((-1.0, 1.0), size=(n_permutations, len(d)))
-    permuted = np.abs(signs @ d) / len(d)
     # Sums taken in another order differ in the last bits: equal means must count as reached.
     tolerance = 1e-12 * max(1.0, np.abs(d).max())
-    reached = np.count_nonzero(permuted >= observed - tolerance)
+    rng = np.random.default_rng(seed)
+    chunk = max(1, _SIGNS_PER_CHUNK // len(d))  # bounds memory for very many topics
+    reached = 0
+    for start in range(0, n_permutations, chunk):
+        signs = rng.choice((-1.0, 1.0), size=(min(chunk, n_permutations - start), len(d)))
+        reached += np.count_nonzero(np.abs(signs @ d) / len(d) >= observed - tolerance)
     return float((reached + 1) / (n_permutations + 1))
 
 
