@@ -118,3 +118,22 @@ def test_bad_qrels_fail_before_any_work(tmp_path, fixtures):
     code = main(["experiment", str(folder), "--topics", str(folder / "topics.tsv"),
                  "--qrels", str(bad), "--out", str(tmp_path / "out")])
     assert code == 2
+
+
+def test_first_ctrl_c_asks_to_stop_second_interrupts(capsys):
+    import os
+    import signal
+
+    from expert_gui.cli.experiment import _StopOnInterrupt
+
+    before = signal.getsignal(signal.SIGINT)
+    stop = _StopOnInterrupt()
+    try:
+        assert not stop()
+        os.kill(os.getpid(), signal.SIGINT)
+        assert stop()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+    finally:
+        stop.restore()
+    assert signal.getsignal(signal.SIGINT) is before

@@ -4,6 +4,7 @@ progress bar per stage."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from tqdm import tqdm
@@ -95,11 +96,37 @@ def run(args: argparse.Namespace) -> int:
         print(f"expert-gui experiment: error: {exc}", file=sys.stderr)
         return 2
     bars = _Bars()
+    stop = _StopOnInterrupt()
     try:
         result = run_experiment(args.collection, args.topics, args.qrels, args.out,
                                 settings=settings, model_path=args.model, sweep=args.sweep,
-                                progress=bars)
+                                progress=bars, should_stop=stop)
     finally:
+        stop.restore()
         bars.close()
+    if not result.completed:
+        print("expert-gui experiment: stopped; the report holds what was finished",
+              file=sys.stderr)
     print(f"report: {result.out_dir / 'report.md'}")
-    return 0 if result.completed else 1
+    return 0 if result.completed else 130
+
+
+class _StopOnInterrupt:
+    """The first Ctrl-C asks the experiment to stop at its next check (the report of what was
+    finished is still written); a second one interrupts at once."""
+
+    def __init__(self):
+        self.requested = False
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+
+    def _handle(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\nstopping after the current step (Ctrl-C again to abort)", file=sys.stderr)
+
+    def __call__(self) -> bool:
+        return self.requested
+
+    def restore(self) -> None:
+        signal.signal(signal.SIGINT, self._previous)
