@@ -105,3 +105,19 @@ def test_model2_long_query_does_not_underflow(collection):
 def test_no_known_words(collection, cls, query):
     ranking = cls(collection).rank(query)
     assert ranking.no_known_words and len(ranking) == 0
+
+
+def test_model2_underflowing_people_get_an_exact_log_sum_exp(collection):
+    from scipy.special import logsumexp
+
+    m2 = Model2(collection, "dirichlet")
+    query = " ".join(["ring buffer lockless enqueue dequeue"] * 200 + ["ice"])
+    terms, counts = np.unique([collection.vocab.index[w] for w in query.split()],
+                              return_counts=True)
+    log_pq = m2.document_log_likelihoods(terms, counts.astype(float))
+    assert log_pq.max() - log_pq.min() > 1000  # plain exp() would underflow for most people
+    want = [logsumexp(log_pq[collection.documents_of(c)],
+                      b=np.full(len(collection.documents_of(c)),
+                                1 / len(collection.documents_of(c))))
+            for c in range(collection.n_people)]
+    np.testing.assert_allclose(m2.scores(terms, counts.astype(float)), want, rtol=1e-12)

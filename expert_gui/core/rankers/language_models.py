@@ -66,8 +66,7 @@ class _LanguageModelBase:
         self.p_background = cf / max(cf.sum(), 1.0)  # p(t)
         assoc = collection.association_matrix().T.tocsr()  # C x D
         n_docs = np.diff(assoc.indptr).astype(np.float64)
-        self.p_doc_given_person = diags(1.0 / np.maximum(n_docs, 1.0)) @ assoc  # p(d|c)
-        self.p_doc_given_person = self.p_doc_given_person.tocsr()
+        self.p_doc_given_person = (diags(1.0 / np.maximum(n_docs, 1.0)) @ assoc).tocsr()  # p(d|c)
 
     def smoothing_weight(self, lengths: np.ndarray) -> np.ndarray:
         """lambda_x for texts of the given lengths."""
@@ -122,9 +121,7 @@ class Model2(_LanguageModelBase):
         self.log_doc_lambda = np.log(doc_lambda)
         # (1 - lambda_d) / (lambda_d |d|): turns n(t,d) into the posting's ratio to the background.
         self.doc_factor = (1.0 - doc_lambda) / (doc_lambda * np.maximum(self.doc_lengths, 1.0))
-        pdc = self.p_doc_given_person
-        self._assoc_log_weight = np.log(pdc.data)
-        self._has_docs = np.diff(pdc.indptr) > 0
+        self._has_docs = np.diff(self.p_doc_given_person.indptr) > 0
 
     def document_log_likelihoods(self, terms: np.ndarray, n_tq: np.ndarray) -> np.ndarray:
         """log p(q|theta_d) for every document."""
@@ -140,13 +137,31 @@ class Model2(_LanguageModelBase):
                                         minlength=len(background))
 
     def scores(self, terms: np.ndarray, n_tq: np.ndarray) -> np.ndarray:
-        """log sum_d p(d|c) p(q|theta_d) per person, as an exact log-sum-exp."""
+        """log sum_d p(d|c) p(q|theta_d) per person.
+
+        One sparse product after shifting by the best document's log-likelihood; the people
+        whose sum underflows there (all their documents far below the best, as happens with long
+        queries) get an exact per-person log-sum-exp instead.
+        """
         log_pq = self.document_log_likelihoods(terms, n_tq)
-        pdc = self.p_doc_given_person
-        vals = log_pq[pdc.indices] + self._assoc_log_weight
-        starts = pdc.indptr[:-1][self._has_docs]
-        out = np.full(pdc.shape[0], -np.inf)
-        peak = np.maximum.reduceat(vals, starts)
-        shifted = np.exp(vals - np.repeat(peak, np.diff(np.append(starts, len(vals)))))
-        out[self._has_docs] = peak + np.log(np.add.reduceat(shifted, starts))
+        top = log_pq.max()
+        sums = self.p_doc_given_person @ np.exp(log_pq - top)
+        out = np.full(len(sums), -np.inf)
+        fine = sums > _SAFE_MIN
+        out[fine] = top + np.log(sums[fine])
+        rest = np.flatnonzero(~fine & self._has_docs)
+        if len(rest):
+            out[rest] = _row_log_sum_exp(self.p_doc_given_person[rest], log_pq)
         return out
+
+
+_SAFE_MIN = 1e-250  # far above the subnormal range, so a sum above it keeps full precision
+
+
+def _row_log_sum_exp(weights, log_values: np.ndarray) -> np.ndarray:
+    """log sum_j w_ij exp(v_j) for every row of a sparse matrix with non-empty rows."""
+    vals = log_values[weights.indices] + np.log(weights.data)
+    starts = weights.indptr[:-1]
+    peak = np.maximum.reduceat(vals, starts)
+    shifted = np.exp(vals - np.repeat(peak, np.diff(weights.indptr)))
+    return peak + np.log(np.add.reduceat(shifted, starts))
