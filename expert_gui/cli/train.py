@@ -1,6 +1,150 @@
-"""`expert-gui train` (placeholder until its issue lands)."""
+"""`expert-gui train COLLECTION --out MODEL_DIR`: train the log-linear model, with a progress bar.
+
+Ctrl-C once stops after the current step and writes a checkpoint (`--resume` continues it);
+twice aborts at once.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from dataclasses import replace
+
+from expert_gui.cli.stats import add_collection_arguments
+from expert_gui.core.text import NUMBER_RULES, TextSettings
+
+# Command-line option -> TrainSettings field, for the options that map one to one.
+TRAIN_OPTIONS = {
+    "window": int, "dim": int, "batch_size": int, "epochs": int, "l2": float,
+    "learning_rate": float, "validation_fraction": float, "patience": int, "seed": int,
+    "checkpoint_every": int, "threads": int,
+}
 
 
 def register(sub):
-    p = sub.add_parser("train", help="(not available yet)")
-    p.set_defaults(func=lambda args: print("expert-gui train: not available yet") or 1)
+    from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings
+
+    d = TrainSettings()
+    p = sub.add_parser("train", help="train the log-linear model on a collection",
+                       description="Train the log-linear expertise model (Van Gysel et al., "
+                                   "WWW 2016) and write it to a model folder.")
+    add_collection_arguments(p)
+    p.add_argument("--out", required=True, metavar="MODEL_DIR",
+                   help="folder for model.safetensors, manifest.json and checkpoint/")
+    helps = {
+        "window": f"n-gram size n (default {d.window})",
+        "dim": f"embedding size e (default {d.dim}, or the --embeddings file's)",
+        "batch_size": f"instances per step m (default {d.batch_size})",
+        "epochs": f"passes over the instances (default {d.epochs}, chosen on DPDK's dev topics)",
+        "l2": f"weight decay lambda (default {d.l2})",
+        "learning_rate": "learning rate (default 1.0 for adadelta, 0.001 for adam)",
+        "validation_fraction": f"share of instances held out (default {d.validation_fraction})",
+        "patience": f"epochs without improvement before early stopping (default {d.patience})",
+        "seed": f"random seed (default {d.seed})",
+        "checkpoint_every": f"steps between checkpoints, 0: only at the end "
+                            f"(default {d.checkpoint_every})",
+        "threads": "CPU threads for torch (default: torch's choice)",
+    }
+    for name, kind in TRAIN_OPTIONS.items():
+        p.add_argument("--" + name.replace("_", "-"), type=kind, default=None, help=helps[name])
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default=None,
+                   help=f"default {d.optimizer} (rho {d.rho}, eps {d.eps})")
+    p.add_argument("--overlapping", action="store_true", default=None,
+                   help="n-grams at every position (stride 1) instead of non-overlapping")
+    p.add_argument("--early-stopping", action="store_true", default=None,
+                   help="stop when the validation loss stops improving; keep the best epoch")
+    p.add_argument("--device", choices=DEVICES, default=None,
+                   help="default auto: cuda, else mps, else cpu")
+    p.add_argument("--mixed-precision", action="store_true", default=None,
+                   help="float16 products (for GPUs)")
+    p.add_argument("--embeddings", metavar="FILE", default=None,
+                   help="pretrained word vectors (word2vec binary/text or GloVe) for W_p")
+    p.add_argument("--vocab-size", type=int, default=None,
+                   help="vocabulary size including padding (default 65536)")
+    p.add_argument("--min-count", type=int, default=None,
+                   help="minimum occurrences for a word (default 1)")
+    p.add_argument("--numbers", choices=NUMBER_RULES, default=None,
+                   help="fold tokens with any digit (default) or only all-digit tokens")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from MODEL_DIR/checkpoint with its settings")
+    p.set_defaults(func=run)
+
+
+def _settings(args):
+    """TrainSettings and TextSettings: the checkpoint's when resuming, else the defaults; then
+    every option given on the command line."""
+    from expert_gui.core.training import TrainSettings, checkpoint_settings
+
+    train, text = checkpoint_settings(args.out) if args.resume else (TrainSettings(),
+                                                                     TextSettings())
+    given = {k: getattr(args, k) for k in (*TRAIN_OPTIONS, "optimizer", "overlapping",
+                                           "early_stopping", "device", "mixed_precision",
+                                           "embeddings")}
+    try:
+        train = replace(train, **{k: v for k, v in given.items() if v is not None})
+        text = replace(text, **{k: v for k, v in (("vocab_size", args.vocab_size),
+                                                  ("min_count", args.min_count),
+                                                  ("numbers", args.numbers)) if v is not None})
+    except ValueError as exc:
+        from expert_gui.core.errors import TrainingError
+
+        raise TrainingError(str(exc)) from exc
+    return train, text
+
+
+def run(args) -> int:
+    from tqdm import tqdm
+
+    from expert_gui.core.embeddings import load_word_vectors
+    from expert_gui.core.loading import load_collection
+    from expert_gui.core.training import select_device, train
+
+    settings, text = _settings(args)
+    collection = load_collection(args.collection, format=args.format,
+                                 associations=args.associations, people=args.people,
+                                 settings=text, use_cache=not args.no_cache)
+    print(f"{collection.name}: {collection.n_documents:,} documents, {collection.n_people:,} "
+          f"people, {len(collection.vocab):,} words", file=sys.stderr)
+    vectors = None
+    if settings.embeddings and not args.resume:
+        vectors = load_word_vectors(settings.embeddings, collection.vocab)
+        print(f"embeddings: {vectors.summary()}", file=sys.stderr)
+        if args.dim is None:
+            settings = replace(settings, dim=vectors.dim)
+    print(f"training on {select_device(settings.device)}: window {settings.window}, dim "
+          f"{settings.dim}, batch {settings.batch_size}, {settings.epochs} epochs, "
+          f"{settings.optimizer}", file=sys.stderr)
+
+    stop = {"asked": False}
+
+    def on_interrupt(signum, frame):
+        if stop["asked"]:
+            raise KeyboardInterrupt
+        stop["asked"] = True
+        print("\nstopping after this step (Ctrl-C again to abort)", file=sys.stderr)
+
+    bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr)
+
+    def progress(event):
+        bar.total = event.total_steps
+        bar.n = event.step
+        val = "-" if event.val_loss is None else f"{event.val_loss:.4g}"
+        bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss {event.train_loss:.4g} "
+                            f"val {val} {event.instances_per_s:,.0f} inst/s", refresh=False)
+        bar.refresh()
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        model = train(collection, settings, out_dir=args.out, progress=progress,
+                      should_stop=lambda: stop["asked"], resume=args.resume,
+                      word_vectors=vectors)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        bar.close()
+    last = model.history[-1] if model.history else {}
+    if stop["asked"]:
+        print(f"stopped; checkpoint in {args.out}/checkpoint (continue with --resume)")
+    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, train loss "
+          f"{last.get('train_loss', float('nan')):.4g}, validation loss "
+          f"{last.get('val_loss') or float('nan'):.4g}")
+    return 0

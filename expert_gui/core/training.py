@@ -32,7 +32,7 @@ from expert_gui.core.errors import TrainingError
 from expert_gui.core.instances import Instances, make_instances
 from expert_gui.core.model import LogLinearModel
 from expert_gui.core.storage import CHECKPOINT_DIR, load_checkpoint, save_checkpoint, save_model
-from expert_gui.core.text import PAD_ID
+from expert_gui.core.text import PAD_ID, TextSettings
 
 OPTIMIZERS = ("adadelta", "adam")
 DEVICES = ("auto", "cpu", "cuda", "mps")
@@ -497,9 +497,20 @@ def _save_checkpoint(folder: Path, net, optimizer, run: _Run, settings, collecti
     for k, v in (run.best or {}).items():
         tensors[f"best.{k}"] = v
     save_checkpoint(folder, tensors, {
-        "settings": settings.to_dict(), "collection_fingerprint": collection.fingerprint,
+        "settings": settings.to_dict(), "text_settings": collection.settings.to_dict(),
+        "collection_fingerprint": collection.fingerprint,
         "param_groups": opt["param_groups"], "run": run.state(),
     })
+
+
+def checkpoint_settings(out_dir: str | Path) -> tuple[TrainSettings, TextSettings]:
+    """The settings a checkpointed run was started with, so a resume can reuse them."""
+    folder = Path(out_dir) / CHECKPOINT_DIR
+    if not (folder / "state.json").exists():
+        raise TrainingError(f"there is no checkpoint to resume from in {out_dir}")
+    _, meta = load_checkpoint(folder)
+    return (TrainSettings.from_dict(meta["settings"]),
+            TextSettings.from_dict(meta["text_settings"]))
 
 
 def _restore(folder: Path, net, optimizer, run: _Run, settings, collection) -> None:
