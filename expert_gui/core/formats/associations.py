@@ -41,6 +41,7 @@ def read_associations(path: Path, builder: CollectionBuilder, progress: Progress
 
 
 def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
+    where = str(path)
     doc_col, person_col = 0, 1
     first = True
     for line, row in read_rows(path, builder.report, progress):
@@ -62,7 +63,7 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
         if not doc_id or not person_id:
             builder.report.add("malformed-record", path, line, "empty document or person id")
             continue
-        builder.add_association(doc_id, person_id, path, line)
+        builder.add_association(doc_id, person_id, where, line)
 
 
 def _read_trec_form(path: Path, builder: CollectionBuilder, progress: Progress) -> None:

@@ -71,21 +71,22 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 
 
 def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
-    id_col, text_cols = 0, None  # None: the last column of each row
+    where = str(path)
+    id_col, text_cols, width = 0, None, 2  # text_cols None: the last column of each row
     first = True
     for line, row in read_rows(path, builder.report, progress):
         if first:
             first = False
             i = find_column(row, DOC_ID_COLUMNS)
             if i is not None:
-                id_col = i
                 cells = [c.strip().lower() for c in row]
                 text_cols = [k for k, c in enumerate(cells) if c in TEXT_COLUMNS]
                 if not text_cols:
                     raise CollectionError(path, line, "expected a text column (one of "
                                                       + ", ".join(TEXT_COLUMNS) + ")")
+                id_col, width = i, max(i, *text_cols) + 1
                 continue
-        if len(row) < 2 or len(row) <= id_col or (text_cols and len(row) <= max(text_cols)):
+        if len(row) < width:
             builder.report.add("malformed-record", path, line,
                                f"expected a document id and its text, found {len(row)} field(s)")
             continue
@@ -93,8 +94,13 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
         if not doc_id:
             builder.report.add("malformed-record", path, line, "empty document id")
             continue
-        text = row[-1] if text_cols is None else "\n".join(row[k] for k in text_cols)
-        builder.add_document(doc_id, text, path, line)
+        if text_cols is None:
+            text = row[-1]
+        elif len(text_cols) == 1:
+            text = row[text_cols[0]]
+        else:
+            text = "\n".join(row[k] for k in text_cols)
+        builder.add_document(doc_id, text, where, line)
 
 
 def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
