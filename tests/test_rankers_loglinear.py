@@ -41,12 +41,12 @@ def test_probabilities_match_eq2_computed_naively(model):
     ranking = LogLinearRanker(model).rank("ring buffer, the lockless RING driver")
     assert ranking.known_words == ("ring", "buffer", "lockless", "ring", "driver")
     expected = naive_query_probs(model, list(ranking.known_words))
-    np.testing.assert_allclose(ranking.probabilities, expected, rtol=1e-9)
+    np.testing.assert_allclose(ranking.probabilities, expected, rtol=1e-5)
     assert ranking.probabilities.sum() == pytest.approx(1.0)
     assert ranking.entropy == pytest.approx(normalized_entropy(np.array(expected)))
     # every person ranked, best first, scores are log P(c|q)
     assert sorted(ranking.people.tolist()) == list(range(model.n_people))
-    np.testing.assert_allclose(np.exp(ranking.scores), np.sort(expected)[::-1], rtol=1e-9)
+    np.testing.assert_allclose(np.exp(ranking.scores), np.sort(expected)[::-1], rtol=1e-5)
     assert ranking.people[0] == int(np.argmax(expected))
 
 
@@ -54,7 +54,7 @@ def test_unknown_words_reported_and_skipped(model):
     ranking = LogLinearRanker(model).rank("ring zebra")
     assert ranking.known_words == ("ring",)
     assert ranking.unknown_words == ("zebra",)
-    np.testing.assert_allclose(ranking.probabilities, naive_query_probs(model, ["ring"]))
+    np.testing.assert_allclose(ranking.probabilities, naive_query_probs(model, ["ring"]), rtol=1e-5)
 
 
 @pytest.mark.parametrize("query", ["", "zebra giraffe", "the and of"])
@@ -79,7 +79,8 @@ def test_mean_aggregation_keeps_the_order_and_raises_entropy(model):
     assert mean.people.tolist() == total.people.tolist()
     k = len(total.known_words)
     np.testing.assert_allclose(mean.probabilities,
-                               naive_query_probs(model, list(mean.known_words), [1 / k] * k))
+                               naive_query_probs(model, list(mean.known_words), [1 / k] * k),
+                               rtol=1e-5)
     assert mean.entropy > total.entropy
 
 
@@ -91,7 +92,8 @@ def test_informative_aggregation_weights_words_by_one_minus_entropy(model):
         p = naive_query_probs(model, [w])
         weights.append(1 - normalized_entropy(np.array(p)))
     np.testing.assert_allclose(ranking.probabilities,
-                               naive_query_probs(model, list(ranking.known_words), weights))
+                               naive_query_probs(model, list(ranking.known_words), weights),
+                               rtol=1e-5)
 
 
 def test_informative_aggregation_can_change_the_ranking(collection):
