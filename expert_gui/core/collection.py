@@ -326,9 +326,9 @@ class CollectionBuilder:
         self._words: list[str] = []
         self._ids = _ProvisionalIds(self.tokenizer, self._words)
         self._ids[self._SEPARATOR.encode()] = _SEPARATOR_ID
+        # One entry per batch: its provisional ids (stop words dropped), and each document's count.
         self._token_chunks: list[np.ndarray] = []
-        self._n_tokens = 0
-        self._doc_offsets = array("q", [0])
+        self._chunk_doc_lengths: list[np.ndarray] = []
         self._pending: list[str] = []
         self._pending_chars = 0
         self._doc_ids: list[str] = []
@@ -392,9 +392,7 @@ class CollectionBuilder:
         keep = ids >= 0
         per_doc = np.bincount(doc_of[keep], minlength=n)
         self._token_chunks.append(ids[keep].astype(np.uint32))
-        offsets = self._n_tokens + np.cumsum(per_doc)
-        self._n_tokens = int(offsets[-1])
-        self._doc_offsets.extend(offsets.tolist())
+        self._chunk_doc_lengths.append(per_doc)
         first = len(self._doc_ids) - n
         for k in np.flatnonzero(per_doc == 0).tolist():
             file, line = self._doc_where[first + k]
@@ -412,6 +410,29 @@ class CollectionBuilder:
                    line: int | None) -> None:
         self._people[person_id] = display_name or person_id
         self._people_where[person_id] = (str(file), line)
+
+    def _final_tokens(self) -> tuple[Vocabulary, np.ndarray, np.ndarray]:
+        """Cut the vocabulary and map each batch to final ids, one batch at a time, so that the
+        peak memory is the provisional ids plus the final ones, not several copies of them."""
+        counts = np.zeros(len(self._words), dtype=np.int64)
+        for chunk in self._token_chunks:
+            ids, n = np.unique(chunk, return_counts=True)
+            counts[ids] += n
+        vocab, remap = Vocabulary.from_counts(self._words, counts, self.settings)
+        remap = remap.astype(np.int32)
+        out, lengths = [], []
+        while self._token_chunks:
+            chunk, per_doc = self._token_chunks.pop(0), self._chunk_doc_lengths.pop(0)
+            final = remap[chunk]
+            keep = final >= 0
+            doc_of = np.repeat(np.arange(len(per_doc)), per_doc)
+            lengths.append(np.bincount(doc_of[keep], minlength=len(per_doc)))
+            out.append(final[keep].astype(vocab.dtype))
+        doc_offsets = np.zeros(len(self._doc_ids) + 1, dtype=np.int64)
+        if lengths:
+            np.cumsum(np.concatenate(lengths), out=doc_offsets[1:])
+        tokens = np.concatenate(out) if out else np.zeros(0, dtype=vocab.dtype)
+        return vocab, tokens, doc_offsets
 
     def build(self, *, fingerprint: str = "", source: str = "") -> Collection:
         """Resolve associations, cut the vocabulary, and return the collection."""
@@ -457,17 +478,7 @@ class CollectionBuilder:
                             f"document {self._doc_ids[d]!r} has no person; it is not trained on")
 
         self._tokenize_pending()
-        provisional = (np.concatenate(self._token_chunks) if self._token_chunks
-                       else np.zeros(0, np.uint32))
-        self._token_chunks = []
-        counts = np.bincount(provisional, minlength=len(self._words))
-        vocab, remap = Vocabulary.from_counts(self._words, counts, self.settings)
-        final = remap[provisional] if len(provisional) else provisional.astype(np.int64)
-        keep = final >= 0
-        offsets = np.frombuffer(self._doc_offsets, dtype=np.int64)
-        kept_before = np.concatenate([[0], np.cumsum(keep)])
-        doc_offsets = kept_before[offsets].astype(np.int64)
-        tokens = final[keep].astype(vocab.dtype)
+        vocab, tokens, doc_offsets = self._final_tokens()
 
         text_offsets = np.frombuffer(self._text_offsets, dtype=np.int64).copy()
         if self._text_out is not None:
