@@ -12,7 +12,7 @@ from expert_gui.core.loading import load_collection
 @pytest.mark.parametrize("name, expected", [
     ("folder_tsv", "folder"), ("folder_csv", "folder"), ("folder_jsonl", "folder"),
     ("trec", "trec"), ("trec/docs.trec", "trec"), ("trec/more.trec.gz", "trec"),
-    ("plaintext", "text"), ("papers.bib", "bibtex"),
+    ("plaintext", "text"), ("papers.bib", "bibtex"), ("folder_tsv/documents.tsv", "folder"),
 ])
 def test_fixtures_are_recognised(fixtures, name, expected):
     assert detect_format(fixtures / "collections" / name) == expected
@@ -29,6 +29,13 @@ def test_content_decides_when_names_do_not(tmp_path):
     assert detect_format(bib) == "bibtex"
     assert detect_format(trec) == "trec"
     assert detect_format(packed) == "trec"
+
+
+def test_documents_file_stands_for_its_folder(fixtures):
+    folder = fixtures / "collections/folder_tsv"
+    a = load_collection(folder / "documents.tsv", use_cache=False)
+    b = load_collection(folder, use_cache=False)
+    assert a.doc_ids == b.doc_ids and a.person_names == b.person_names
 
 
 def test_git_repository_is_recognised(tmp_path):

@@ -1,6 +1,6 @@
 """A folder of `documents.tsv|csv|jsonl`, `associations.tsv|csv` and optional `people.tsv|csv`.
 
-The layout of `../shared/data/*/`. Delimited documents: a header naming `doc_id` (or `id`) and
+The layout of `../shared/data/*/`; the path may be the folder or its documents file. Delimited documents: a header naming `doc_id` (or `id`) and
 the text columns (`title`, `text`, `abstract`, ... joined in file order); without a header, the
 first column is the id and the last the text. JSONL: one object a line with `id` or `doc_id`,
 the text fields, and optionally its people inline (`"people": ["id", ...]`).
@@ -29,11 +29,14 @@ DOCUMENT_FILES = tuple(f"documents.{ext}" for ext in
 
 
 def looks_like(path: Path) -> bool:
-    return path.is_dir() and documents_file(path) is not None
+    return documents_file(path) is not None
 
 
-def documents_file(folder: Path) -> Path | None:
-    return next((folder / n for n in DOCUMENT_FILES if (folder / n).is_file()), None)
+def documents_file(path: Path) -> Path | None:
+    """The documents file of a folder, or the path itself when it is one (`documents.tsv`)."""
+    if path.is_file():
+        return path if path.name in DOCUMENT_FILES else None
+    return next((path / n for n in DOCUMENT_FILES if (path / n).is_file()), None)
 
 
 def input_files(path: Path, associations: Path | None, people: Path | None) -> list[Path]:
@@ -41,6 +44,7 @@ def input_files(path: Path, associations: Path | None, people: Path | None) -> l
     if docs is None:
         raise CollectionError(path, None, "expected a folder holding documents.tsv, "
                                           "documents.csv or documents.jsonl")
+    path = docs.parent
     assoc = associations or companion(path, "associations")
     if assoc is None and not docs.name.startswith("documents.jsonl"):
         raise CollectionError(path, None, "expected associations.tsv or associations.csv "
@@ -57,15 +61,15 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
     files = input_files(path, associations, people)
     progress.total = sum(f.stat().st_size for f in files)
-    docs = files[0]
+    docs, folder = files[0], files[0].parent
     if docs.name.startswith("documents.jsonl"):
         _read_jsonl(docs, builder, progress)
     else:
         _read_delimited(docs, builder, progress)
-    assoc = associations or companion(path, "associations")
+    assoc = associations or companion(folder, "associations")
     if assoc is not None:
         read_associations(assoc, builder, progress)
-    people = people or companion(path, "people")
+    people = people or companion(folder, "people")
     if people is not None:
         read_people(people, builder, progress)
 
