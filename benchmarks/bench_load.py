@@ -15,6 +15,7 @@ import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,6 +59,14 @@ def main() -> int:
         load_collection(args.data)
         reloads.append(time.perf_counter() - t)
 
+    # Memory: what Python and numpy hold at the peak of a first open (raw text goes to a file).
+    shutil.rmtree(collection_cache(fingerprint), ignore_errors=True)
+    tracemalloc.start()
+    load_collection(args.data)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    input_bytes = sum(f.stat().st_size for f in Path(args.data).iterdir() if f.is_file())
+
     cold, cv, first_open, reload = (statistics.median(x)
                                     for x in (ours, theirs, first_opens, reloads))
     print(f"collection: {args.data} ({len(texts):,} documents, {n_tokens:,} tokens kept)")
@@ -68,6 +77,8 @@ def main() -> int:
     print(f"ratio cold load / CountVectorizer:             {cold / cv:.2f}")
     print(f"first open (cold load + writing the cache):    {first_open:.3f} s")
     print(f"cached reload:                                 {reload:.3f} s")
+    print(f"peak traced memory, first open:                {peak / 2**20:.1f} MiB "
+          f"(files in the folder: {input_bytes / 2**20:.1f} MiB)")
     return 0
 
 
