@@ -86,3 +86,16 @@ def test_spilled_text_reads_back(tmp_path):
     assert c.text(1199) == "document number 1199 about rings"
     assert [c.vocab.words[t] for t in c.doc_tokens(1199)] == ["document", "number", "<num>",
                                                               "rings"]
+
+
+def test_forgetting_the_memo_keeps_word_ids(monkeypatch):
+    from expert_gui.core import collection
+
+    monkeypatch.setattr(collection, "_MEMO_LIMIT", 3)
+    monkeypatch.setattr(CollectionBuilder, "_BATCH_DOCS", 1)
+    texts = ["ring queue", "crypto ring", "x86 ring offload", "queue crypto 42"]
+    c = Collection.from_records([(f"d{k}", t) for k, t in enumerate(texts)], [])
+    tok = Tokenizer(TextSettings())
+    for k, text in enumerate(texts):
+        assert [c.vocab.words[t] for t in c.doc_tokens(k)] == tok.words(text)
+    assert c.vocab.counts[c.vocab.index["ring"]] == 3

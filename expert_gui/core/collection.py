@@ -302,7 +302,7 @@ class CollectionBuilder:
 
     Documents are tokenized as they arrive into provisional word ids; the vocabulary cut and the
     re-mapping to final ids happen once at the end. Raw text goes to a byte buffer (a file when
-    `spill_dir` is given), so each text is held in memory once, while it is tokenized.
+    `spill_dir` is given), so only the batch being tokenized is held as strings.
 
     Tokenizing is batched and gives exactly `Tokenizer.words` per document, faster: a few hundred
     documents are lower-cased, joined with a separator word that lower-cased text cannot contain
@@ -324,8 +324,7 @@ class CollectionBuilder:
         self.report = report or LoadReport()
         self.tokenizer = Tokenizer(settings)
         self._words: list[str] = []
-        self._ids = _ProvisionalIds(self.tokenizer, self._words)
-        self._ids[self._SEPARATOR.encode()] = _SEPARATOR_ID
+        self._ids = _ProvisionalIds(self.tokenizer, self._words, self._SEPARATOR.encode())
         # One entry per batch: its provisional ids (stop words dropped), and each document's count.
         self._token_chunks: list[np.ndarray] = []
         self._chunk_doc_lengths: list[np.ndarray] = []
@@ -388,6 +387,8 @@ class CollectionBuilder:
         ids = np.frombuffer(array("q", map(self._ids.__getitem__, runs)), dtype=np.int64)
         if self._ids.expansions:
             ids = self._ids.expand(ids)
+        if len(self._ids) > _MEMO_LIMIT:
+            self._ids.forget()
         doc_of = np.cumsum(ids == _SEPARATOR_ID)
         keep = ids >= 0
         per_doc = np.bincount(doc_of[keep], minlength=n)
@@ -523,6 +524,9 @@ _RUN_BYTES = bytes(
 _STOP_ID = -1
 _SEPARATOR_ID = -2
 _FIRST_EXPANSION_ID = -3
+# Distinct runs remembered before the memo starts afresh: hashes and numbers in a large
+# collection would otherwise grow it without bound.
+_MEMO_LIMIT = 1 << 20
 
 
 class _ProvisionalIds(dict):
@@ -532,11 +536,13 @@ class _ProvisionalIds(dict):
     maps to an expansion id <= -3 that `expand` replaces by the run's words.
     """
 
-    def __init__(self, tokenizer: Tokenizer, words: list[str]):
+    def __init__(self, tokenizer: Tokenizer, words: list[str], separator: bytes):
         super().__init__()
         self._tokenizer = tokenizer
         self._words = words
         self._word_ids: dict[str, int] = {}
+        self._separator = separator
+        self[separator] = _SEPARATOR_ID
         self.expansions: list[np.ndarray] = []
 
     def _word_id(self, token: str) -> int:
@@ -562,6 +568,13 @@ class _ProvisionalIds(dict):
                     np.array([self._word_id(t) for t in tokens], dtype=np.int64))
         self[run] = i
         return i
+
+    def forget(self) -> None:
+        """Drop the remembered runs (ids of words stay as they are)."""
+        self.clear()
+        self[self._separator] = _SEPARATOR_ID
+        self.expansions.clear()
+        self._tokenizer.forget()
 
     def expand(self, ids: np.ndarray) -> np.ndarray:
         """Replace every expansion id by the words of its run."""

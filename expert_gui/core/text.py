@@ -115,6 +115,10 @@ class Tokenizer:
         self._memo[token] = word
         return word
 
+    def forget(self) -> None:
+        """Empty the memo (a long stream of distinct tokens would grow it without bound)."""
+        self._memo.clear()
+
     def words(self, text: str) -> list[str]:
         norm = self.normalise
         return [w for w in map(norm, TOKEN_RE.findall(text.lower())) if w is not None]
