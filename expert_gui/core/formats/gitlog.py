@@ -75,6 +75,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
             progress.advance(len(records), f"reading commits of {path.name}")
         if pending:
             _add_commit(pending, where, n + 1, builder)
+            progress.advance(1, f"reading commits of {path.name}")
     finally:
         proc.stdout.close()
         proc.kill()

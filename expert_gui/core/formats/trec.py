@@ -88,7 +88,7 @@ def read_trec_file(path: Path, builder: CollectionBuilder, progress: Progress) -
     parts: list[str] | None = None  # the open document's text, None outside a document
     start = 0
     found = False
-    stray = None  # first line holding text outside any document
+    stray, n_stray = None, 0  # first line holding text outside any document, and how many
     for line_no, text in read_lines(path, builder.report, progress):
         pos = 0
         while True:
@@ -96,8 +96,9 @@ def read_trec_file(path: Path, builder: CollectionBuilder, progress: Progress) -
             piece = text[pos:m.start()] if m else text[pos:]
             if parts is not None:
                 parts.append(piece)
-            elif piece.strip() and stray is None:
-                stray = line_no
+            elif piece.strip():
+                stray = stray or line_no
+                n_stray += 1
             if m is None:
                 break
             pos = m.end()
@@ -121,8 +122,8 @@ def read_trec_file(path: Path, builder: CollectionBuilder, progress: Progress) -
         builder.report.add("malformed-record", path, start,
                            "expected </DOC> before the end of the file; document skipped")
     if stray is not None:
-        builder.report.add("malformed-record", path, stray, "text outside <DOC> ... </DOC> "
-                                                            "ignored")
+        builder.report.add("malformed-record", path, stray,
+                           f"text outside <DOC> ... </DOC> ignored ({n_stray} line(s) from here)")
 
 
 def _add_document(body: str, path: Path, line: int, builder: CollectionBuilder) -> None:
