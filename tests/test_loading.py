@@ -109,3 +109,22 @@ def test_missing_companion_file_is_an_error(folder):
     with pytest.raises(CollectionError, match="no such file") as err:
         load_collection(folder, associations=folder / "nope.tsv")
     assert err.value.path.endswith("nope.tsv")
+
+
+def test_old_caches_of_a_path_are_pruned(folder):
+    fingerprints = [load_collection(folder, settings=TextSettings(min_count=k)).fingerprint
+                    for k in (1, 2, 3, 4)]
+    assert len({f[:8] for f in fingerprints}) == 1  # one path, one prefix
+    assert cached_folders() == sorted(fingerprints[1:])  # the least recently used went
+
+
+def test_unwritable_cache_still_loads(folder, monkeypatch):
+    from expert_gui.core.collection import Collection
+
+    def disk_full(self, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Collection, "save", disk_full)
+    c = load_collection(folder)
+    assert c.n_documents == 5 and c.text(0).startswith("Ring buffer")
+    assert cached_folders() == []

@@ -2,13 +2,17 @@
 
 The cache folder is `cache_dir()/collections/<fingerprint>`, the fingerprint a hash of the input
 files (path, size, modification time), the text settings and `LOADER_VERSION`; any change to
-one of them loads afresh. Raw text is spilled to a file while loading, so it is held once.
+one of them loads afresh. The last `CACHES_PER_PATH` caches of each path are kept. Raw text is
+spilled to a file while loading, so it is held once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +30,8 @@ __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "coll
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
 LOADER_VERSION = 1
+# Caches kept per collection path (its versions, or other text settings); older ones are removed.
+CACHES_PER_PATH = 3
 
 
 def load_collection(
@@ -53,7 +59,7 @@ def load_collection(
     name = format or detect_format(path)
     module = reader(name, path)
     sources = module.sources(path, associations, people)
-    fingerprint = _fingerprint(name, sources, settings)
+    fingerprint = _fingerprint(path, name, sources, settings)
     folder = collection_cache(fingerprint)
     if use_cache:
         cached = _open_cache(folder)
@@ -63,7 +69,8 @@ def load_collection(
     steps = Progress(progress, should_stop)
     report = LoadReport(format=name, files=[s.split("\t")[0] for s in sources])
     try:
-        with tempfile.TemporaryDirectory(dir=folder.parent, ignore_cleanup_errors=True) as spill:
+        with tempfile.TemporaryDirectory(dir=_writable(folder.parent),
+                                         ignore_cleanup_errors=True) as spill:
             builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
             module.read(path, builder, associations=associations, people=people,
                         progress=steps)
@@ -73,9 +80,14 @@ def load_collection(
                 raise CollectionError(path, None, "expected at least one document; found none")
             if use_cache:
                 steps.event("writing the cache")
-                collection.save(folder)
-                del collection
-                return Collection.load(folder)
+                try:
+                    collection.save(folder)
+                except OSError:
+                    pass  # a full or read-only disk: the collection is still good, uncached
+                else:
+                    del collection
+                    _prune(folder)
+                    return Collection.load(folder)
             # Without a cache the spill file goes away: keep its bytes in memory, once.
             collection.text_bytes = np.array(collection.text_bytes)
             return collection
@@ -90,13 +102,30 @@ def collection_cache(fingerprint: str) -> Path:
     return root / fingerprint
 
 
-def _fingerprint(name: str, sources: list[str], settings: TextSettings) -> str:
+def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettings) -> str:
+    """The path's key (8 hex digits, shared by all its loads) + the key of this load's content."""
     key = {"loader": LOADER_VERSION, "format": name, "sources": sources,
            "settings": settings.to_dict()}
     if settings.stopwords not in ("english", "none"):
         stopwords = Path(settings.stopwords)
         key["stopwords"] = file_state(stopwords) if stopwords.is_file() else str(stopwords)
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
+    content = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(str(path).encode()).hexdigest()[:8] + content[:16]
+
+
+def _prune(folder: Path) -> None:
+    """Keep the `CACHES_PER_PATH` most recently used caches of one path; drop older ones."""
+    siblings = [p for p in folder.parent.glob(folder.name[:8] + "*")
+                if p.is_dir() and len(p.name) == len(folder.name)]
+    siblings.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in siblings[CACHES_PER_PATH:]:
+        if old != folder:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _writable(folder: Path) -> Path | None:
+    """Where to spill raw text while loading: beside the caches, else the system's temp folder."""
+    return folder if os.access(folder, os.W_OK) else None
 
 
 def _open_cache(folder: Path) -> Collection | None:
@@ -104,6 +133,9 @@ def _open_cache(folder: Path) -> Collection | None:
     if not (folder / "collection.json").is_file():
         return None
     try:
-        return Collection.load(folder)
+        collection = Collection.load(folder)
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    with contextlib.suppress(OSError):
+        os.utime(folder)  # recently used: pruned last
+    return collection
