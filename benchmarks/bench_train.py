@@ -166,7 +166,7 @@ def compare(collection: Collection, settings: TrainSettings, steps: int, label: 
     return out
 
 
-def synthetic_collection(people=50_000, documents=100_000, vocabulary=20_000, seed=0):
+def synthetic_collection(people=50_000, documents=50_000, vocabulary=20_000, seed=0):
     """Random documents of Zipf-distributed words, each with 1-3 people."""
     rng = np.random.default_rng(seed)
     words = [f"w{i}" for i in range(vocabulary)]
@@ -233,8 +233,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("data", nargs="?", default="../shared/data/dpdk-maintainers")
     p.add_argument("--steps", type=int, default=100, help="steps of each DPDK trainer")
-    p.add_argument("--synthetic-steps", type=int, default=200)
-    p.add_argument("--straightforward-steps", type=int, default=3,
+    p.add_argument("--synthetic-steps", type=int, default=100)
+    p.add_argument("--straightforward-steps", type=int, default=0,
                    help="steps of the straightforward model on the synthetic set (0: skip)")
     p.add_argument("--people", type=int, default=50_000)
     p.add_argument("--part", choices=sorted(PARTS), help="run one part in this process")

@@ -252,7 +252,7 @@ def make_optimizer(params, settings: TrainSettings) -> torch.optim.Optimizer:
 
 def split_validation(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Training and held-out instance indices; every instance is in exactly one of them."""
-    n_val = min(int(round(n * fraction)), n - 1) if fraction > 0 else 0
+    n_val = min(max(int(round(n * fraction)), 1), n - 1) if fraction > 0 else 0
     order = np.random.default_rng([seed, 1]).permutation(n)
     return np.sort(order[n_val:]), np.sort(order[:n_val])
 
