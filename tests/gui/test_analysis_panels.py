@@ -92,7 +92,7 @@ def test_neighbours_table_matches_direct_distances_and_click_queries(qtbot, stat
     assert [panel.table.item(r, 0).text() for r in range(5)] == \
         [model.vocab.words[i] for i in order]
     assert float(panel.table.item(0, 1).text()) == pytest.approx(cos[order[0]], abs=1e-4)
-    assert len(panel.labels) == 6  # the word and its five neighbours, labelled on the map
+    assert len(panel.labels) == 6  # the word and its five neighbours, named on the map
     asked = []
     state.query_requested.connect(asked.append)
     panel.table.cellDoubleClicked.emit(0, 0)

@@ -11,14 +11,14 @@ from expert_gui.gui.screenshots import FILES, prepare, save_panels
 pytestmark = pytest.mark.gui
 
 # A few hundred steps on either collection, in seconds on two CPU cores.
-FLOW_TRAINING = {"dim": 32, "window": 4, "batch_size": 16, "epochs": 2, "checkpoint_every": 0}
+FLOW_TRAINING = {"dim": 32, "window": 4, "batch_size": 64, "epochs": 1, "checkpoint_every": 0}
 
 
 def test_open_train_query_compare_and_screenshot(qtbot, window, tmp_path):
     collection = demo_collection_path() or GUI_COLLECTION
     training = dict(FLOW_TRAINING)
     if collection == GUI_COLLECTION:
-        training.update(batch_size=1, epochs=4)
+        training.update(batch_size=1, epochs=4)  # ~90 instances: 4 epochs of one each
     prepare(window, collection, training=training, timeout_s=240)
     s = window.state
     assert s.model is not None and len(window.training_panel.plot.steps) >= 100

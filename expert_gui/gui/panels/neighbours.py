@@ -29,6 +29,7 @@ from expert_gui.gui.widgets import boxed, fill_table, item, make_table
 
 MAP_WORDS = 1500  # the most frequent words drawn on the map (t-SNE cost grows with them)
 PROJECTIONS = ("PCA", "t-SNE")
+LABELLED_NEIGHBOURS = 8  # the nearest words named on the map (more would overlap)
 
 
 @dataclass(frozen=True)
@@ -212,14 +213,19 @@ class NeighboursPanel(QWidget):
             return
         words = self.state.model.vocab.words
         spots = []
-        for word_id, colour in [(int(i), "#d9480f") for i in self.query_ids] + \
-                [(n.word_id, "#1f5fbf") for n in self.neighbours]:
+        marked = [(int(i), "#d9480f") for i in self.query_ids] + \
+            [(n.word_id, "#1f5fbf") for n in self.neighbours]
+        for rank, (word_id, colour) in enumerate(marked):
             xy = self._position(word_id)
             if xy is None:
                 continue
             spots.append({"pos": xy, "brush": pg.mkBrush(colour), "data": words[word_id]})
-            label = pg.TextItem(words[word_id], color=colour, anchor=(0, 1))
+            if rank >= len(self.query_ids) + LABELLED_NEIGHBOURS:
+                continue  # further neighbours are dots: their names are in the table
+            label = pg.TextItem(words[word_id], color=colour, anchor=(0, 1),
+                                fill=pg.mkBrush(255, 255, 255, 200))
             label.setPos(float(xy[0]), float(xy[1]))
+            label.setZValue(10)
             self.map_plot.addItem(label)
             self.labels.append(label)
         self.highlight.setData(spots)

@@ -218,9 +218,10 @@ class QueryPanel(QWidget):
             f"({html.escape(model.person_ids[person])}) is ranked {explanation.rank}: the "
             "product of P(c|w) over the query words (Eq. 2) decides the order.")
         rows = []
+        largest = max((np.exp(lp) for _, lp in explanation.word_log_probs), default=1.0)
         for word, log_p in explanation.word_log_probs:
             bar = item("")
-            bar.setData(Qt.ItemDataRole.UserRole, float(np.exp(log_p)))
+            bar.setData(Qt.ItemDataRole.UserRole, float(np.exp(log_p) / largest))
             rows.append([word, item(f"{log_p:.3f}", align_right=True),
                          item(f"{np.exp(log_p):.4f}", align_right=True), bar])
         fill_table(self.words_table, rows)
