@@ -38,3 +38,14 @@ def test_file_without_entries_is_one_error(tmp_path):
     with pytest.raises(CollectionError, match="expected BibTeX entries") as err:
         load_collection(path, use_cache=False)
     assert err.value.line == 1
+
+
+@pytest.mark.parametrize("written", ["Rijke, Maarten de", "Maarten de Rijke", "de Rijke, Maarten",
+                                     "{Maarten} de {Rijke}"])
+def test_every_way_of_writing_a_name_gives_one_id(tmp_path, written):
+    path = tmp_path / "one.bib"
+    path.write_text(f"@misc{{k, author = {{{written} and Smith, Jr., Sam}}, title = {{T}}}}\n",
+                    encoding="utf-8")
+    c = load_collection(path, use_cache=False)
+    assert c.person_ids == ["maarten-de-rijke", "sam-smith-jr"]
+    assert c.person_names == ["Maarten de Rijke", "Sam Smith, Jr."]
