@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from pathlib import Path
 
 from expert_gui.core.paths import log_dir
@@ -47,6 +48,20 @@ def create_application():
     return app
 
 
+def install_excepthook(window) -> None:
+    """An exception escaping a slot becomes a dialog and a log entry instead of a dead app."""
+    from expert_gui.gui.dialogs import show_error
+
+    def hook(kind, value, tb):
+        if issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, value, tb)
+            return
+        show_error(window, "Unexpected error", value, "".join(traceback.format_exception(
+            kind, value, tb)))
+
+    sys.excepthook = hook
+
+
 def run_gui(screenshot_dir: str | None = None) -> int:
     """Open the main window; with `screenshot_dir`, save a PNG of every panel there and quit."""
     setup_logging()
@@ -54,6 +69,7 @@ def run_gui(screenshot_dir: str | None = None) -> int:
     from expert_gui.gui.main_window import MainWindow
 
     window = MainWindow()
+    install_excepthook(window)
     window.show()
     if screenshot_dir is not None:
         from expert_gui.gui.screenshots import take_screenshots

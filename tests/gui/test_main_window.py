@@ -91,3 +91,20 @@ def test_closing_during_training_asks_and_keeps_the_checkpoint(qtbot, window):
     assert not window.isVisible()
     assert not window.state.runner.any_running()
     assert (folder / "checkpoint").is_dir() and (folder / "manifest.json").is_file()
+
+
+def test_an_exception_in_a_slot_becomes_a_dialog_and_a_log_line(qtbot, window, monkeypatch,
+                                                                 caplog):
+    import sys
+
+    from expert_gui.gui.app import install_excepthook
+
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    install_excepthook(window)
+    try:
+        raise RuntimeError("boom")
+    except RuntimeError:
+        sys.excepthook(*sys.exc_info())
+    boxes = window.findChildren(QMessageBox, "error-dialog")
+    assert boxes and "boom" in boxes[0].text()
+    assert any("boom" in r.getMessage() for r in caplog.records)
