@@ -39,6 +39,8 @@ def register(sub) -> None:
                    help=f"instances per batch ({t.batch_size})")
     p.add_argument("--overlapping", action="store_true", help="overlapping n-grams (small corpora)")
     p.add_argument("--seed", type=int, default=0, help="seed of training and of the tests (0)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="CPU threads for training (0: torch's default; 1 is faster on a busy machine)")
     p.add_argument("--numbers", choices=NUMBER_RULES, default=TextSettings().numbers,
                    help="'numeric' keeps words such as mlx5, i40e; the default folds every token "
                         "holding a digit into one number token")
@@ -55,7 +57,8 @@ def register(sub) -> None:
 
 def settings_from_args(args: argparse.Namespace) -> ExperimentSettings:
     train = TrainSettings(window=args.window, dim=args.dim, batch_size=args.batch_size,
-                          epochs=args.epochs, overlapping=args.overlapping, seed=args.seed)
+                          epochs=args.epochs, overlapping=args.overlapping, seed=args.seed,
+                          threads=args.threads)
     return ExperimentSettings(
         text=TextSettings(numbers=args.numbers), train=train,
         methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),

@@ -35,3 +35,10 @@ def evaluate(ranker: Ranker, queries: Mapping[str, str], qrels: Qrels, topics: S
         if progress is not None:
             progress((i + 1, len(queries)))
     return measure_run(qrels, run_from_rankings(rankings), topics), rankings
+
+
+def part_progress(progress: Callable[[tuple[float, int]], None] | None, i: int, n: int):
+    """Progress (done, total) of the i-th of n parts of a stage, reported as (i + fraction, n)."""
+    if progress is None:
+        return None
+    return lambda event: progress((i + event[0] / max(event[1], 1), n))

@@ -21,7 +21,7 @@ from expert_gui.core.evaluation.analysis import (
     ap_difference,
     entropy_vs_ap,
 )
-from expert_gui.core.evaluation.evaluate import Stopped, check_stop, evaluate
+from expert_gui.core.evaluation.evaluate import Stopped, check_stop, evaluate, part_progress
 from expert_gui.core.evaluation.measures import MEASURES, PerTopic, evaluated_topics
 from expert_gui.core.evaluation.qrels import read_qrels
 from expert_gui.core.evaluation.report import write_report
@@ -219,7 +219,7 @@ def _rank_all(collection, model, queries, qrels, scored, result, forward, should
         ranker = make_ranker(method, model=model, collection=collection)
         per_topic, rankings[method] = evaluate(
             ranker, queries, qrels, scored, depth=result.settings.depth,
-            progress=lambda e, i=i: forward((i + e[0] / e[1], len(methods))),
+            progress=part_progress(forward, i, len(methods)),
             should_stop=should_stop)
         result.per_topic[method] = per_topic
         path = result.out_dir / "runs" / f"{method}.run"

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
 from expert_gui.core.collection import Collection
-from expert_gui.core.evaluation.evaluate import check_stop, evaluate
+from expert_gui.core.evaluation.evaluate import check_stop, evaluate, part_progress
 from expert_gui.core.evaluation.qrels import Qrels
 from expert_gui.core.model import LogLinearModel
 from expert_gui.core.rankers import make_ranker
@@ -28,10 +28,8 @@ def query_expansion_curve(collection: Collection, model: LogLinearModel, queries
         check_stop(should_stop)
         ranker = make_ranker("model1-jm", model=model, collection=collection, expand=k)
         per_topic, _ = evaluate(ranker, queries, qrels, topics, depth=depth,
-                                should_stop=should_stop)
+                                progress=part_progress(progress, i, len(ks)), should_stop=should_stop)
         curve[k] = per_topic.means()
-        if progress is not None:
-            progress((i + 1, len(ks)))
     return curve
 
 
@@ -44,12 +42,18 @@ def window_sweep(collection: Collection, settings: TrainSettings, windows: Seque
     curve: Curve = {}
     for i, n in enumerate(windows):
         check_stop(should_stop)
-        model = train(collection, dataclasses.replace(settings, window=n), should_stop=should_stop)
+        steps = part_progress(progress, i, len(windows))
+        model = train(collection, dataclasses.replace(settings, window=n),
+                      progress=None if steps is None else _train_steps(steps),
+                      should_stop=should_stop)
         check_stop(should_stop)
         ranker = make_ranker("loglinear", model=model, collection=collection)
         per_topic, _ = evaluate(ranker, queries, qrels, topics, depth=depth,
                                 should_stop=should_stop)
         curve[n] = per_topic.means()
-        if progress is not None:
-            progress((i + 1, len(windows)))
     return curve
+
+
+def _train_steps(steps):
+    """The trainer's events (step, total_steps) as (done, total)."""
+    return lambda event: steps((event.step, event.total_steps)) if event.total_steps else None
