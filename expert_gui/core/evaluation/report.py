@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 import time
@@ -36,12 +37,19 @@ def write_report(result: ExperimentResult) -> list[Path]:
     settings_path = out / "settings.json"
     settings_path.write_text(json.dumps({
         "sources": result.sources, "settings": result.settings.to_dict(),
-        "model": None if result.model_path is None else str(result.model_path),
+        "model": _model_path(result),
         "versions": versions(), "wall_times_s": result.wall_times,
         "completed": result.completed}, indent=2), encoding="utf-8")
     path = out / "report.md"
     path.write_text("\n".join(_report_lines(result)) + "\n", encoding="utf-8")
     return [path, settings_path]
+
+
+def _model_path(result: ExperimentResult) -> str | None:
+    """Relative to the results folder, so a moved folder (or two side by side) still points right."""
+    if result.model_path is None:
+        return None
+    return os.path.relpath(Path(result.model_path).resolve(), Path(result.out_dir).resolve())
 
 
 def _report_lines(result: ExperimentResult) -> list[str]:
@@ -55,7 +63,7 @@ def _report_lines(result: ExperimentResult) -> list[str]:
         f"- topics: `{result.sources['topics']}` ({result.n_topics} topics, {judged} with judgments "
         "evaluated; a topic whose query has no known word counts with an empty ranking)",
         f"- qrels: `{result.sources['qrels']}`",
-        f"- model: `{result.model_path}`" if result.model_path else "- model: none",
+        f"- model: `{_model_path(result)}`" if result.model_path else "- model: none",
         f"- written {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
         "",
     ]
