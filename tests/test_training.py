@@ -124,7 +124,7 @@ def test_validation_split_and_shuffles_keep_every_instance():
 
 
 def test_trained_model_ranks_each_person_first_for_their_words(collection, tmp_path):
-    model = train(collection, TrainSettings(dim=16, batch_size=16, epochs=25, seed=0),
+    model = train(collection, TrainSettings(dim=16, batch_size=16, epochs=15, seed=0),
                   out_dir=tmp_path)
     for person, words in DISTINCTIVE.items():
         for word in words.split():
@@ -132,7 +132,7 @@ def test_trained_model_ranks_each_person_first_for_their_words(collection, tmp_p
             best = int(np.argmax(model.query_log_probs(ids)))
             assert model.person_ids[best] == person, word
     history = model.history
-    assert len(history) == 25
+    assert len(history) == 15
     assert history[-1]["val_loss"] < history[0]["val_loss"]
     assert (tmp_path / "model.safetensors").exists()
 
@@ -212,8 +212,8 @@ def test_resume_refuses_other_settings(collection, tmp_path):
 
 
 def test_early_stopping_returns_the_best_epoch(collection):
-    settings = TrainSettings(dim=16, batch_size=8, epochs=40, optimizer="adam",
-                             learning_rate=0.05, validation_fraction=0.2, early_stopping=True,
+    settings = TrainSettings(dim=16, batch_size=16, epochs=40, optimizer="adam",
+                             learning_rate=0.1, validation_fraction=0.2, early_stopping=True,
                              patience=2, seed=1)
     model = train(collection, settings)
     vals = [h["val_loss"] for h in model.history]
@@ -224,10 +224,11 @@ def test_early_stopping_returns_the_best_epoch(collection):
 
 
 def test_mixed_precision_reaches_the_fp32_validation_loss(collection):
-    fp32 = train(collection, TrainSettings(**{**FAST.to_dict(), "epochs": 10}))
-    bf16 = train(collection, TrainSettings(**{**FAST.to_dict(), "epochs": 10,
+    fp32 = train(collection, TrainSettings(**{**FAST.to_dict(), "epochs": 6}))
+    fp16 = train(collection, TrainSettings(**{**FAST.to_dict(), "epochs": 6,
                                               "mixed_precision": True}))
-    a, b = fp32.history[-1]["val_loss"], bf16.history[-1]["val_loss"]
+    a, b = fp32.history[-1]["val_loss"], fp16.history[-1]["val_loss"]
+    assert a != b  # the products did run in half precision
     assert abs(a - b) <= 0.01 * a
 
 
