@@ -2,25 +2,28 @@
 live plot; Stop keeps the model; saved models are listed and reopen without retraining."""
 
 import dataclasses
+import os
 
 import numpy as np
 import pytest
 from gui_helpers import open_collection, set_training
 
 from expert_gui.core.training import TrainSettings
-from expert_gui.gui.panels.training import LossPlot, format_duration, smooth
+from expert_gui.gui.panels.training import GUI_DEFAULTS, LossPlot, format_duration, smooth
 
 pytestmark = pytest.mark.gui
 
 
 def test_the_form_starts_at_the_trainers_defaults_and_reads_back_edits(window):
     form = window.training_panel.form
-    assert form.settings() == TrainSettings()
+    paper = TrainSettings()
+    assert form.settings() == dataclasses.replace(paper, threads=GUI_DEFAULTS["threads"])
+    assert GUI_DEFAULTS["threads"] == max(1, os.cpu_count() - 1)
     form.set_value("dim", 32)
     form.set_value("optimizer", "adam")
     form.set_value("overlapping", True)
-    assert form.settings() == dataclasses.replace(TrainSettings(), dim=32, optimizer="adam",
-                                                  overlapping=True)
+    assert form.settings() == dataclasses.replace(paper, dim=32, optimizer="adam",
+                                                  overlapping=True, threads=GUI_DEFAULTS["threads"])
     assert form.widgets["window"].toolTip()  # every setting says what it does
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import time
 from pathlib import Path
 
@@ -44,6 +45,9 @@ from expert_gui.gui.workers import TaskBusy
 REDRAW_MS = 100  # the loss plot redraws at most ten times a second
 SMOOTHING = 0.9  # exponential moving average of the training loss, for a readable curve
 
+# Where the form departs from the trainer's defaults: training leaves one core to the window.
+GUI_DEFAULTS = {"threads": max(1, (os.cpu_count() or 2) - 1)}
+
 # Fields the form shows as a file chooser, and fields with a fixed set of choices.
 PATH_FIELDS = ("embeddings",)
 CHOICES = {"optimizer": OPTIMIZERS, "device": DEVICES}
@@ -70,7 +74,8 @@ TOOLTIPS = {
                         "Stopping always keeps the last one.",
     "candidate_chunk": "Candidates per chunk of the softmax over people (bounds memory).",
     "embeddings": "Optional pretrained word vectors (word2vec/GloVe text) to start W_p from.",
-    "threads": "CPU threads for training (0: torch's default).",
+    "threads": "CPU threads for training (0: torch's default, every core). The app starts "
+               "with one core fewer, so the window stays responsive while it trains.",
 }
 
 
@@ -173,16 +178,20 @@ class LossPlot(pg.PlotWidget):
                                np.asarray(self.val_losses, float))
 
 
+def form_defaults() -> TrainSettings:
+    return dataclasses.replace(TrainSettings(), **GUI_DEFAULTS)
+
+
 class SettingsForm(QWidget):
     """A form built from `TrainSettings`' fields, so every setting the trainer has is offered
-    with its default."""
+    with its default (the paper's, section 4.4), except the few in GUI_DEFAULTS."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.widgets: dict[str, QWidget] = {}
         layout = QFormLayout(self)
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        defaults = TrainSettings()
+        defaults = form_defaults()
         for f in dataclasses.fields(TrainSettings):
             value = getattr(defaults, f.name)
             widget = self._widget_for(f.name, value)
@@ -226,7 +235,7 @@ class SettingsForm(QWidget):
 
     def settings(self) -> TrainSettings:
         values = {}
-        defaults = TrainSettings()
+        defaults = form_defaults()
         for name, w in self.widgets.items():
             default = getattr(defaults, name)
             if isinstance(w, QComboBox):
