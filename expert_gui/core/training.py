@@ -490,6 +490,10 @@ def device_memory_bytes(device: torch.device) -> int:
 # -- checkpoints and the result -----------------------------------------------------------------
 def _save_checkpoint(folder: Path, net, optimizer, run: _Run, settings, collection) -> None:
     tensors = {f"param.{k}": v for k, v in net.state_dict().items()}
+    if not all(bool(torch.isfinite(v).all()) for v in tensors.values()):
+        raise TrainingError(f"the parameters became non-finite by step {run.step}; training "
+                            f"stopped ({folder} keeps the last good state). Try a lower "
+                            "learning rate.")
     opt = optimizer.state_dict()
     for i, state in opt["state"].items():
         for name, value in state.items():
