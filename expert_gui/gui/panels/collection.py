@@ -109,6 +109,8 @@ class CollectionPanel(QWidget):
         self.people_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.people_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.people_view.verticalHeader().setVisible(False)
+        self.people_view.verticalHeader().setDefaultSectionSize(
+            self.people_view.fontMetrics().height() + 8)
         self.people_view.horizontalHeader().setStretchLastSection(True)
         self.people_view.selectionModel().currentRowChanged.connect(self._show_person)
 

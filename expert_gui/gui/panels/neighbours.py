@@ -222,13 +222,23 @@ class NeighboursPanel(QWidget):
             spots.append({"pos": xy, "brush": pg.mkBrush(colour), "data": words[word_id]})
             if rank >= len(self.query_ids) + LABELLED_NEIGHBOURS:
                 continue  # further neighbours are dots: their names are in the table
+            is_query = rank < len(self.query_ids)
             label = pg.TextItem(words[word_id], color=colour, anchor=(0, 1),
                                 fill=pg.mkBrush(255, 255, 255, 200))
+            if is_query:
+                font = label.textItem.font()
+                font.setBold(True)
+                label.setFont(font)
             label.setPos(float(xy[0]), float(xy[1]))
-            label.setZValue(10)
+            label.setZValue(20 if is_query else 10)
             self.map_plot.addItem(label)
             self.labels.append(label)
         self.highlight.setData(spots)
+        if spots:
+            # Zoom to the neighbourhood (the whole map is a right-click "View all" away).
+            xy = np.array([spot["pos"] for spot in spots])
+            (x0, y0), (x1, y1) = xy.min(axis=0), xy.max(axis=0)
+            self.map_plot.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.35)
         missing = len(self.query_ids) + len(self.neighbours) - len(spots)
         if missing:
             self.map_plot.setTitle(f"Word embeddings in 2-D ({self.word_map.method}); {missing} "
