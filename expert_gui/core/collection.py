@@ -332,8 +332,15 @@ class CollectionBuilder:
         self._pending_chars = 0
         self._doc_ids: list[str] = []
         self._doc_index: dict[str, int] = {}
-        self._doc_where: list[tuple[str, int | None]] = []
-        self._assoc: list[tuple[str, str, str, int | None]] = []
+        self._doc_places = _Places()
+        # Associations, compactly: the document's index when it is already known (else -1 - k,
+        # k indexing `_unresolved`), the person's index in `_linked_ids`, and where it was read.
+        self._assoc_docs = array("q")
+        self._unresolved: list[str] = []
+        self._assoc_people = array("q")
+        self._person_index: dict[str, int] = {}
+        self._linked_ids: list[str] = []
+        self._assoc_places = _Places()
         self._people: dict[str, str] = {}
         self._people_where: dict[str, tuple[str, int | None]] = {}
         self._text_offsets = array("q", [0])
@@ -354,14 +361,14 @@ class CollectionBuilder:
                      people: Iterable[str] = ()) -> None:
         """One document; `people` are associations given inline (e.g. a JSONL "people" field)."""
         if doc_id in self._doc_index:
-            first_file, first_line = self._doc_where[self._doc_index[doc_id]]
+            first_file, first_line = self._doc_places[self._doc_index[doc_id]]
             where = f"{first_file}:{first_line}" if first_line is not None else first_file
             self.report.add("duplicate-id", file, line,
                             f"document id {doc_id!r} already seen at {where}; this one is ignored")
             return
         self._doc_index[doc_id] = len(self._doc_ids)
         self._doc_ids.append(doc_id)
-        self._doc_where.append((str(file), line))
+        self._doc_places.append(file, line)
         self._pending.append(text)
         self._pending_chars += len(text)
         if len(self._pending) >= self._BATCH_DOCS or self._pending_chars >= self._BATCH_CHARS:
@@ -396,7 +403,7 @@ class CollectionBuilder:
         self._chunk_doc_lengths.append(per_doc)
         first = len(self._doc_ids) - n
         for k in np.flatnonzero(per_doc == 0).tolist():
-            file, line = self._doc_where[first + k]
+            file, line = self._doc_places[first + k]
             self.report.add("empty-document", file, line,
                             f"document {self._doc_ids[first + k]!r} has no words left after "
                             "text processing")
@@ -405,7 +412,17 @@ class CollectionBuilder:
 
     def add_association(self, doc_id: str, person_id: str, file: str | Path,
                         line: int | None) -> None:
-        self._assoc.append((doc_id, person_id, str(file), line))
+        d = self._doc_index.get(doc_id)
+        if d is None:
+            d = -1 - len(self._unresolved)
+            self._unresolved.append(doc_id)
+        self._assoc_docs.append(d)
+        p = self._person_index.get(person_id)
+        if p is None:
+            p = self._person_index[person_id] = len(self._linked_ids)
+            self._linked_ids.append(person_id)
+        self._assoc_people.append(p)
+        self._assoc_places.append(file, line)
 
     def add_person(self, person_id: str, display_name: str, file: str | Path,
                    line: int | None) -> None:
@@ -437,44 +454,50 @@ class CollectionBuilder:
 
     def build(self, *, fingerprint: str = "", source: str = "") -> Collection:
         """Resolve associations, cut the vocabulary, and return the collection."""
-        people_order: dict[str, int] = {}
-        doc_col, person_col, rows = array("q"), array("q"), array("q")
-        for k, (doc_id, person_id, file, line) in enumerate(self._assoc):
+        docs = np.frombuffer(self._assoc_docs, dtype=np.int64).copy()
+        for k in np.flatnonzero(docs < 0).tolist():
+            doc_id = self._unresolved[-1 - int(docs[k])]
             d = self._doc_index.get(doc_id)
+            docs[k] = -1 if d is None else d
             if d is None:
+                file, line = self._assoc_places[k]
+                person_id = self._linked_ids[self._assoc_people[k]]
                 self.report.add("unknown-document", file, line,
                                 f"association of {person_id!r} to unknown document {doc_id!r}")
-                continue
-            doc_col.append(d)
-            person_col.append(people_order.setdefault(person_id, len(people_order)))
-            rows.append(k)
+        rows = np.flatnonzero(docs >= 0)
+        people = np.frombuffer(self._assoc_people, dtype=np.int64)[rows]
+        linked = np.unique(people)
+        has_document = np.zeros(len(self._linked_ids), dtype=bool)
+        has_document[linked] = True
         for person_id, (file, line) in self._people_where.items():
-            if person_id not in people_order:
+            p = self._person_index.get(person_id)
+            if p is None or not has_document[p]:
                 self.report.add("unknown-person", file, line,
                                 f"person {person_id!r} has no document; not a candidate")
         # Candidates are the people with at least one document, sorted by id for stable indices.
-        ordered = sorted(people_order, key=str)
-        new_index = {pid: i for i, pid in enumerate(ordered)}
-        old_to_new = np.array([new_index[pid] for pid in people_order], dtype=np.int64)
+        ids = [self._linked_ids[p] for p in linked.tolist()]
+        by_id = sorted(range(len(ids)), key=ids.__getitem__)
+        ordered = [ids[i] for i in by_id]
+        old_to_new = np.full(len(self._linked_ids), -1, dtype=np.int64)
+        old_to_new[linked[by_id]] = np.arange(len(by_id))
         n_docs = len(self._doc_ids)
-        doc_col = np.frombuffer(doc_col, dtype=np.int64)
-        person_col = old_to_new[np.frombuffer(person_col, dtype=np.int64)] if len(rows) else \
-            np.zeros(0, dtype=np.int64)
+        doc_col, person_col = docs[rows], old_to_new[people]
         # One link per (document, person): later repeats are reported, in reading order.
         _, first = np.unique(doc_col * max(len(ordered), 1) + person_col, return_index=True)
         repeated = np.ones(len(doc_col), dtype=bool)
         repeated[first] = False
         for k in np.flatnonzero(repeated).tolist():
-            doc_id, person_id, file, line = self._assoc[rows[k]]
+            file, line = self._assoc_places[int(rows[k])]
             self.report.add("duplicate-association", file, line,
-                            f"{doc_id!r} - {person_id!r} given twice")
+                            f"{self._doc_ids[doc_col[k]]!r} - {ordered[person_col[k]]!r} "
+                            "given twice")
         first.sort()
         order = np.lexsort((person_col[first], doc_col[first]))
         doc_col, person_col = doc_col[first][order], person_col[first][order]
         indptr = np.zeros(n_docs + 1, dtype=np.int64)
         np.cumsum(np.bincount(doc_col, minlength=n_docs), out=indptr[1:])
         for d in np.flatnonzero(np.diff(indptr) == 0):
-            file, line = self._doc_where[d]
+            file, line = self._doc_places[d]
             self.report.add("no-people", file, line,
                             f"document {self._doc_ids[d]!r} has no person; it is not trained on")
 
@@ -527,6 +550,29 @@ _FIRST_EXPANSION_ID = -3
 # Distinct runs remembered before the memo starts afresh: hashes and numbers in a large
 # collection would otherwise grow it without bound.
 _MEMO_LIMIT = 1 << 20
+
+
+class _Places:
+    """Where many records were read, compactly: each file name once, then two integer arrays."""
+
+    def __init__(self):
+        self._files: list[str] = []
+        self._file_index: dict[str, int] = {}
+        self._file = array("i")
+        self._line = array("q")  # -1: no line
+
+    def append(self, file: str | Path, line: int | None) -> None:
+        name = str(file)
+        i = self._file_index.get(name)
+        if i is None:
+            i = self._file_index[name] = len(self._files)
+            self._files.append(name)
+        self._file.append(i)
+        self._line.append(-1 if line is None else line)
+
+    def __getitem__(self, k: int) -> tuple[str, int | None]:
+        line = self._line[k]
+        return self._files[self._file[k]], (None if line < 0 else line)
 
 
 class _ProvisionalIds(dict):
