@@ -3,11 +3,11 @@
 The institute is fictional and so is every note. The collection exists so a new user can train a
 model in seconds and see what semantic matching buys: most topics are worded the way outsiders and
 newcomers speak ("photovoltaics"), while the institute's experts write in their lab's own words
-("solar panels", "PV cells", "inverter"). The lay words occur only in newcomers' reading notes;
-the same newcomers also write lab notes in the lab's words, often with their supervisor. So an
-exact-match ranker finds the newcomers and then guesses, while a model that learns which words and
-people go together can also find the experts. A few topics use the experts' own words, where exact
-matching does well too.
+("solar panels", "PV cells", "inverter"). The lay words occur only in newcomers' reading notes,
+a few of them co-signed by an expert; the same newcomers also write lab notes in the lab's words,
+mostly co-signed by an expert. So an exact-match ranker finds the newcomer and perhaps one expert
+and then guesses, while a model that learns which words and people go together finds the area's
+other experts too. A few topics use the experts' own words, where exact matching does well too.
 
 Seeded and standard library only: running it again rewrites the committed files byte for byte.
 
@@ -26,9 +26,10 @@ MIN_WORDS, MAX_WORDS = 15, 40
 # A person is judged an expert on an area's topics when at least this many of their lab notes
 # (co-authored ones included; reading notes do not count) are about the area.
 EXPERT_NOTES = 20
-# The share of a newcomer's notes that are reading notes, and of their lab notes that their
-# supervisor co-signs.
-READING, SUPERVISED = 0.4, 0.7
+# The share of a newcomer's notes that are reading notes, and the shares of their reading and lab
+# notes that an expert of their area co-signs.
+READING = 0.4
+CO_SIGNED_READING, CO_SIGNED_LAB = 0.2, 0.7
 # The share of lab notes written about reading and learning (in the lab's words).
 LEARNING = 0.15
 
@@ -451,12 +452,12 @@ def make_documents(rng: random.Random, people: list[Person]):
         weights = [person.areas[k] for k in keys]
         for _ in range(person.documents):
             key = rng.choices(keys, weights)[0]
-            # Reading notes (newcomers, own area) are written alone; a newcomer's lab note is
-            # often co-signed by an expert of the area, anyone else's now and then by colleagues.
-            newcomer = person.role == "newcomer" and key == person.main_area
+            # An expert of the area co-signs most of a newcomer's lab notes and a few of their
+            # reading notes; anyone else's note now and then has co-authors from the area.
+            newcomer = person.role == "newcomer"
             reading = newcomer and rng.random() < READING
             authors = [person]
-            if newcomer and not reading and rng.random() < SUPERVISED:
+            if newcomer and rng.random() < (CO_SIGNED_READING if reading else CO_SIGNED_LAB):
                 authors.append(rng.choice([p for p in people if p.role == "expert"
                                            and p.main_area == key]))
             elif not reading and rng.random() < 0.15:
