@@ -9,6 +9,7 @@ load reads the files, tokenizes and builds the collection without the cache; Cou
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import shutil
 import statistics
@@ -27,8 +28,13 @@ def main() -> int:
     parser.add_argument("data", nargs="?", default=REPO.parent / "shared/data/dpdk-maintainers",
                         type=Path, help="a collection (default: ../shared/data/dpdk-maintainers)")
     parser.add_argument("--repeat", type=int, default=5, help="repetitions (default 5)")
+    parser.add_argument("--scale", type=int, default=1,
+                        help="for the folder format: load K copies of the documents (new ids), "
+                             "to see how time and memory grow (default 1)")
     args = parser.parse_args()
     os.environ["EXPERT_GUI_HOME"] = tempfile.mkdtemp(prefix="bench-load-")
+    if args.scale > 1:
+        args.data = scaled_copy(args.data, args.scale, Path(os.environ["EXPERT_GUI_HOME"]))
 
     from sklearn.feature_extraction.text import CountVectorizer
 
@@ -79,7 +85,24 @@ def main() -> int:
     print(f"cached reload:                                 {reload:.3f} s")
     print(f"peak traced memory, first open:                {peak / 2**20:.1f} MiB "
           f"(files in the folder: {input_bytes / 2**20:.1f} MiB)")
+    shutil.rmtree(os.environ["EXPERT_GUI_HOME"], ignore_errors=True)
     return 0
+
+
+def scaled_copy(folder: Path, k: int, where: Path) -> Path:
+    """documents.tsv and associations.tsv repeated k times, ids suffixed with the copy number."""
+    csv.field_size_limit(sys.maxsize)
+    out = where / f"{folder.name}-x{k}"
+    out.mkdir()
+    for name in ("documents.tsv", "associations.tsv"):
+        with open(folder / name, encoding="utf-8", newline="") as f:
+            header, *rows = list(csv.reader(f, delimiter="\t"))
+        with open(out / name, "w", encoding="utf-8", newline="") as f:
+            writer = csv.writer(f, delimiter="\t", lineterminator="\n")
+            writer.writerow(header)
+            for copy in range(k):
+                writer.writerows([f"{r[0]}-{copy}", *r[1:]] for r in rows)
+    return out
 
 
 if __name__ == "__main__":
