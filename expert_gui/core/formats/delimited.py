@@ -53,7 +53,3 @@ def find_column(header: list[str], names: tuple[str, ...]) -> int | None:
         if name in cells:
             return cells.index(name)
     return None
-
-
-def is_header(row: list[str], names: tuple[str, ...]) -> bool:
-    return find_column(row, names) is not None

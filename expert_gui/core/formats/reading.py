@@ -1,8 +1,7 @@
 """What every format reader shares: UTF-8 lines with their numbers, progress, and the stop flag.
 
-Files are read as bytes, one line at a time, so a large collection is never held whole; a line
-that is not valid UTF-8 is decoded with U+FFFD in place of the bad bytes and reported with its
-file and line, never dropped.
+Files are streamed, so a large collection is never held whole. Bytes that are not valid UTF-8
+become U+FFFD and every line that held some is reported with its file and line, never dropped.
 """
 
 from __future__ import annotations
@@ -169,7 +168,7 @@ def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        for line_no, line in enumerate(data.split(b"\n"), 1):
+        for line_no, line in enumerate(data.splitlines(), 1):
             try:
                 line.decode("utf-8")
             except UnicodeDecodeError as exc:
