@@ -71,3 +71,13 @@ def test_trec_needs_associations(tmp_path):
 
 def test_strip_markup():
     assert strip_markup("<p>a&amp;b</p><style>p {}</style>c").split() == ["a&b", "c"]
+
+
+def test_a_folder_skips_files_that_are_not_trec(tmp_path):
+    (tmp_path / "a.trec").write_text("<DOC><DOCNO>a</DOCNO>alpha</DOC>\n", encoding="utf-8")
+    (tmp_path / "README").write_text("about this corpus\n", encoding="utf-8")
+    (tmp_path / "associations.txt").write_text("p a\n", encoding="utf-8")
+    c = load_collection(tmp_path, format="trec", use_cache=False)
+    assert c.doc_ids == ["a"]
+    [p] = c.report.problems
+    assert p.file.endswith("README") and p.line == 1 and "skipped" in p.message

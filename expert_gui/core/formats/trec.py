@@ -77,14 +77,16 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
     docs, assoc, people = input_files(path, associations, people)
     progress.total = sum(f.stat().st_size for f in [*docs, assoc, people] if f is not None)
     for f in docs:
-        read_trec_file(f, builder, progress)
+        read_trec_file(f, builder, progress, required=not path.is_dir())
     read_associations(assoc, builder, progress)
     if people is not None:
         read_people(people, builder, progress)
 
 
-def read_trec_file(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
-    """Every `<DOC>` of one file; a file without any raises, a broken document is reported."""
+def read_trec_file(path: Path, builder: CollectionBuilder, progress: Progress, *,
+                   required: bool = True) -> None:
+    """Every `<DOC>` of one file; a broken document is reported. A file without any raises when
+    it is the collection, and is reported and skipped when it is one file of a folder."""
     parts: list[str] | None = None  # the open document's text, None outside a document
     start = 0
     found = False
@@ -116,8 +118,12 @@ def read_trec_file(path: Path, builder: CollectionBuilder, progress: Progress) -
                                    f"expected </DOC> before the <DOC> on line {line_no}; "
                                    "document skipped")
                 parts, start = [], line_no
-    if not found:
+    if not found and required:
         raise CollectionError(path, stray or 1, "expected TREC documents (<DOC> ... </DOC>)")
+    if not found:
+        builder.report.add("malformed-record", path, stray or 1,
+                           "expected TREC documents (<DOC> ... </DOC>); file skipped")
+        return
     if parts is not None:
         builder.report.add("malformed-record", path, start,
                            "expected </DOC> before the end of the file; document skipped")
