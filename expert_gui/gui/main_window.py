@@ -66,8 +66,8 @@ class MainWindow(QMainWindow):
         }
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
-        self._build_actions()
         self._build_status_bar()
+        self._build_actions()
         self.state.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.state.model_changed.connect(self._show_model_state)
         self.state.collection_changed.connect(self._remember_collection)
@@ -109,9 +109,12 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         cp, tp, qp = self.collection_panel, self.training_panel, self.query_panel
-        self.open_action = self._action("&Open collection…", cp.choose_collection,
+        self.open_action = self._action("&Open collection folder…", cp.choose_collection,
                                         QKeySequence.StandardKey.Open,
-                                        "Open a collection (folder or file, any supported format)")
+                                        "Open a collection folder (TSV files, git repository, "
+                                        "text files)")
+        self.open_file_action = self._action("Open collection &file…", cp.choose_collection_file,
+                                             "Ctrl+Shift+F", "Open a TREC or BibTeX collection file")
         self.demo_action = self._action("Open &demo collection", self.open_demo, None,
                                         "Open the demo collection shipped with the app")
         self.topics_action = self._action("Open &topics…", cp.choose_topics, "Ctrl+Shift+T",
@@ -134,8 +137,8 @@ class MainWindow(QMainWindow):
 
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        for a in (self.open_action, self.demo_action, self.topics_action, self.qrels_action,
-                  self.model_action, self.export_action):
+        for a in (self.open_action, self.open_file_action, self.demo_action, self.topics_action,
+                  self.qrels_action, self.model_action, self.export_action):
             file_menu.addAction(a)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)
@@ -169,7 +172,10 @@ class MainWindow(QMainWindow):
         self.device_label.setObjectName("device-label")
         self.model_label = QLabel("No model")
         self.model_label.setObjectName("model-label")
-        for label in (self.model_label, self.device_label):
+        self.training_label = QLabel("Training…")
+        self.training_label.setStyleSheet("color: #d9480f; font-weight: bold;")
+        self.training_label.setVisible(False)
+        for label in (self.training_label, self.model_label, self.device_label):
             label.setContentsMargins(8, 0, 8, 0)
             self.statusBar().addPermanentWidget(label)
 
@@ -229,6 +235,7 @@ class MainWindow(QMainWindow):
         self.train_action.setEnabled(tp.can_train())
         self.pause_action.setEnabled(tp.is_training())
         self.stop_action.setEnabled(tp.is_training())
+        self.training_label.setVisible(tp.is_training())
 
     def _show_model_state(self, model) -> None:
         if model is None:

@@ -131,3 +131,9 @@ def test_comparison_evaluation_builds_tables_2_and_4(qtbot, state):
     assert panel.table4.item(2, 0).text() == "Ensemble (reference)"
     assert panel.table2.item(6, 1).text().startswith(f"{ev.table2.means['loglinear']['AP']:.3f}")
     assert len(ev.difference.difference) == 6
+
+
+def test_tsne_map_places_every_drawn_word(model):
+    word_map = project_words(model.word_embeddings, "t-SNE", n_words=20)
+    assert word_map.xy.shape == (len(word_map.word_ids), 2)
+    assert np.isfinite(word_map.xy).all() and word_map.axes is None

@@ -108,3 +108,53 @@ def test_an_exception_in_a_slot_becomes_a_dialog_and_a_log_line(qtbot, window, m
     boxes = window.findChildren(QMessageBox, "error-dialog")
     assert boxes and "boom" in boxes[0].text()
     assert any("boom" in r.getMessage() for r in caplog.records)
+
+
+def test_first_launch_opens_the_demo_collection(qtbot):
+    from expert_gui.gui.app import demo_collection_path
+
+    demo = demo_collection_path()
+    if demo is None:
+        pytest.skip("the demo collection is not installed")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.open_startup_collection()
+    qtbot.waitUntil(lambda: win.state.collection is not None, timeout=60_000)
+    assert win.state.collection_path == demo
+    assert win.state.topics and win.state.qrels  # its topics and qrels open with it
+    win.state.runner.stop_all()
+
+
+def test_querying_a_model_while_another_trains(qtbot, window, model):
+    open_collection(qtbot, window)
+    window.state.set_model(model, None)
+    set_training(window, epochs=500)
+    window.training_panel.start_training()
+    qtbot.waitUntil(lambda: len(window.training_panel.plot.steps) > 2, timeout=60_000)
+    assert window.training_label.isVisible()
+    window.query_panel.set_query("disk cache")
+    assert window.state.ranking is not None and len(window.state.ranking) == 6
+    assert window.state.model is model  # the old model answers until the new one is done
+    window.training_panel.stop_training()
+    qtbot.waitUntil(lambda: window.state.model is not model, timeout=60_000)
+
+
+def test_the_log_file_is_in_the_users_log_folder(tmp_path):
+    import logging
+
+    from expert_gui.core.paths import log_dir
+    from expert_gui.gui.app import setup_logging
+
+    path = setup_logging()
+    try:
+        assert path.parent == log_dir()
+        logging.getLogger("expert_gui.gui").error("a readable failure")
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+        assert "a readable failure" in path.read_text(encoding="utf-8")
+    finally:
+        root = logging.getLogger()
+        for handler in [h for h in root.handlers if isinstance(h, logging.FileHandler)
+                        and getattr(h, "baseFilename", "") == str(path)]:
+            root.removeHandler(handler)
+            handler.close()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMenu,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
@@ -68,10 +69,14 @@ class CollectionPanel(QWidget):
         self.state = state
         self.setObjectName("collection-panel")
 
-        self.open_button = QPushButton("Open collection…")
-        self.open_button.setToolTip("A folder (documents.tsv, associations.tsv, …) or a file in "
-                                    "any supported format. You can also drop it on the window.")
-        self.open_button.clicked.connect(self.choose_collection)
+        self.open_button = QPushButton("Open collection")
+        self.open_button.setToolTip("A folder (documents.tsv and associations.tsv, a git "
+                                    "repository, text files) or a file (TREC, BibTeX). You can "
+                                    "also drop either on the window.")
+        open_menu = QMenu(self.open_button)
+        open_menu.addAction("Folder…", self.choose_collection)
+        open_menu.addAction("File…", self.choose_collection_file)
+        self.open_button.setMenu(open_menu)
         self.topics_button = QPushButton("Open topics…")
         self.topics_button.clicked.connect(self.choose_topics)
         self.qrels_button = QPushButton("Open qrels…")
@@ -155,9 +160,16 @@ class CollectionPanel(QWidget):
 
     # -- opening ----------------------------------------------------------------------------------
     def choose_collection(self) -> None:
+        """A folder: documents.tsv and its companions, a git repository, or text files."""
         path = QFileDialog.getExistingDirectory(self, "Open a collection folder")
-        if not path:
-            path, _ = QFileDialog.getOpenFileName(self, "…or a collection file")
+        if path:
+            self.open_collection(Path(path))
+
+    def choose_collection_file(self) -> None:
+        """A single-file collection: TREC documents or a BibTeX file."""
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open a collection file", "",
+            "Collections (*.bib *.trec *.xml *.txt *.gz *.tsv);;All files (*)")
         if path:
             self.open_collection(Path(path))
 

@@ -60,10 +60,14 @@ def project_words(embeddings: np.ndarray, method: str = "PCA", n_words: int = MA
         return WordMap(method, ids, x @ vt[:2].T, mean, vt[:2])
     if method == "t-SNE":
         from sklearn.manifold import TSNE
+        from threadpoolctl import threadpool_limits
 
         perplexity = float(min(30, max(2, (len(ids) - 1) // 3)))
-        xy = TSNE(n_components=2, perplexity=perplexity, init="pca",
-                  random_state=seed).fit_transform(x)
+        # One OpenMP thread: spinning thread pools on a busy machine made t-SNE 10-100x slower
+        # and took the cores the window needs.
+        with threadpool_limits(limits=1):
+            xy = TSNE(n_components=2, perplexity=perplexity, init="pca",
+                      random_state=seed).fit_transform(x)
         return WordMap(method, ids, xy)
     raise ValueError(f"projection must be one of {PROJECTIONS}")
 
@@ -95,7 +99,7 @@ class NeighboursPanel(QWidget):
         self.projection_combo = QComboBox()
         self.projection_combo.addItems(list(PROJECTIONS))
         self.projection_combo.setToolTip(f"How the {MAP_WORDS:,} most frequent words are laid out "
-                                         "in 2-D (t-SNE takes a few seconds)")
+                                         "in 2-D (t-SNE runs in the background and can take a minute)")
         self.projection_combo.currentTextChanged.connect(lambda _: self.compute_map())
         self.status = QLabel("Train or open a model to explore its word embeddings.")
         self.status.setWordWrap(True)
