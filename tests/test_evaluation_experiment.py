@@ -137,3 +137,21 @@ def test_first_ctrl_c_asks_to_stop_second_interrupts(capsys):
     finally:
         stop.restore()
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_stop_during_the_sweep_keeps_the_finished_windows(tmp_path, fixtures):
+    folder = fixtures / "evaluation"
+    asked = []
+
+    def progress(event):
+        if event.stage == "sweep" and event.total and event.done > 1:
+            asked.append(True)  # the second window has started
+
+    result = run_experiment(folder, folder / "topics.tsv", folder / "qrels.txt", tmp_path,
+                            settings=SETTINGS, sweep=True, progress=progress,
+                            should_stop=lambda: bool(asked))
+    assert not result.completed
+    assert list(result.sweep) == [2]  # largest window first
+    rows = list(csv.DictReader((tmp_path / "figure2_window_sweep.csv").open()))
+    assert [r["window"] for r in rows] == ["2"]
+    assert (tmp_path / "table2.md").exists()

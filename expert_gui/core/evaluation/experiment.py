@@ -147,12 +147,16 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
                 train_settings = settings.train
                 if settings.sweep_epochs is not None:
                     train_settings = dataclasses.replace(train_settings, epochs=settings.sweep_epochs)
-                result.sweep = window_sweep(
-                    collection, train_settings, settings.sweep_windows, queries, judgments, scored,
-                    depth=settings.depth, progress=stage.forward, should_stop=should_stop)
-                result.files += _write_curve(out, "figure2_window_sweep", "window", result.sweep)
-                result.files += figures.window_sweep_figure(result.sweep, out,
-                                                            title="Log-linear, window size")
+                try:
+                    window_sweep(collection, train_settings, settings.sweep_windows, queries,
+                                 judgments, scored, depth=settings.depth, progress=stage.forward,
+                                 should_stop=should_stop, curve=result.sweep)
+                finally:
+                    if result.sweep:
+                        result.files += _write_curve(out, "figure2_window_sweep", "window",
+                                                     result.sweep)
+                        result.files += figures.window_sweep_figure(
+                            result.sweep, out, title="Log-linear, window size")
         result.completed = True
     except Stopped:
         pass

@@ -37,10 +37,15 @@ def window_sweep(collection: Collection, settings: TrainSettings, windows: Seque
                  queries: Mapping[str, str], qrels: Qrels, topics: Sequence[str], *,
                  depth: int | None = 1000,
                  progress: Callable[[tuple[int, int]], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None) -> Curve:
-    """Figure 2: train one log-linear model per window size n and score it."""
-    curve: Curve = {}
-    for i, n in enumerate(windows):
+                 should_stop: Callable[[], bool] | None = None,
+                 curve: Curve | None = None) -> Curve:
+    """Figure 2: train one log-linear model per window size n and score it.
+
+    Largest windows first: with non-overlapping n-grams they have the fewest instances and train
+    fastest, so a stop (which raises `Stopped`) leaves the most points in `curve`, filled in place.
+    """
+    curve = {} if curve is None else curve
+    for i, n in enumerate(sorted(windows, reverse=True)):
         check_stop(should_stop)
         steps = part_progress(progress, i, len(windows))
         model = train(collection, dataclasses.replace(settings, window=n),
