@@ -58,3 +58,16 @@ def test_a_second_open_replaces_the_first(qtbot, window):
     window.collection_panel.open_collection(GUI_COLLECTION / "no-such-folder")
     open_collection(qtbot, window)
     assert window.state.collection.n_documents == 60
+
+
+def test_bad_topics_and_qrels_files_give_error_dialogs_naming_the_line(qtbot, window, tmp_path):
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("topic_id\tquery\nt1\t\n", encoding="utf-8")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("t1 0 alice 1\nt1 0 bob\n", encoding="utf-8")
+    window.collection_panel.open_topics(topics)
+    window.collection_panel.open_qrels(qrels)
+    texts = [b.text() for b in window.findChildren(QMessageBox, "error-dialog")]
+    assert any(f"{topics}:2" in t for t in texts)
+    assert any(f"{qrels}:2" in t for t in texts)
+    assert window.state.topics == {} and window.state.qrels == {}

@@ -92,3 +92,15 @@ def test_pause_then_stop_keeps_the_model_so_far(qtbot, window):
     assert "Stopped" in panel.status_label.text()
     assert (window.state.model_path / "checkpoint").is_dir()
     assert panel.plot.steps[-1] < 200 * 15
+
+
+def test_a_damaged_model_folder_gives_an_error_dialog(qtbot, window, tmp_path):
+    from PySide6.QtWidgets import QMessageBox
+
+    (tmp_path / "manifest.json").write_text("{not json", encoding="utf-8")
+    window.training_panel.open_model(tmp_path)
+    qtbot.waitUntil(lambda: bool(window.findChildren(QMessageBox, "error-dialog")),
+                    timeout=30_000)
+    box = window.findChildren(QMessageBox, "error-dialog")[0]
+    assert "manifest.json" in box.text()
+    assert window.state.model is None

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QMessageBox,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -496,12 +495,13 @@ class TrainingPanel(QWidget):
         self.state.set_model(model, folder)
         self.state.message.emit(f"Opened model {folder.name}")
         collection = self.state.collection
+        self.status_label.setText(f"Opened {folder}")
         if collection is not None and model.collection_fingerprint and collection.fingerprint \
                 and model.collection_fingerprint != collection.fingerprint:
-            QMessageBox.information(self, "Another collection",
-                                    "This model was trained on another collection "
-                                    f"({model.collection_source or 'unknown'}). Queries work; "
-                                    "supporting documents come from the open collection.")
+            self.status_label.setText(
+                f"Opened {folder}. It was trained on another collection "
+                f"({model.collection_source or 'unknown'}): queries work, supporting documents "
+                "come from the open collection.")
 
 
 def _safe(name: str) -> str:
