@@ -155,3 +155,22 @@ def test_stop_during_the_sweep_keeps_the_finished_windows(tmp_path, fixtures):
     rows = list(csv.DictReader((tmp_path / "figure2_window_sweep.csv").open()))
     assert [r["window"] for r in rows] == ["2"]
     assert (tmp_path / "table2.md").exists()
+
+
+def test_reused_model_must_rank_the_collections_people(experiment, tmp_path, capsys):
+    import shutil
+
+    folder, out, _, _ = experiment
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    args = ["experiment", str(copy), "--topics", str(copy / "topics.tsv"), "--qrels",
+            str(copy / "qrels.txt"), "--model", str(out / "model"), "--permutations", "100",
+            "--methods", "loglinear"]
+    # Same people, another path: allowed, with a warning in the report.
+    assert main([*args, "--out", str(tmp_path / "same")]) == 0
+    assert "**Warning:**" in (tmp_path / "same" / "report.md").read_text()
+    # Another person: the model cannot rank this collection.
+    assoc = copy / "associations.tsv"
+    assoc.write_text(assoc.read_text().replace("frank", "zed"))
+    assert main([*args, "--out", str(tmp_path / "other")]) == 2
+    assert "ranks other people" in capsys.readouterr().err

@@ -98,6 +98,7 @@ class ExperimentResult:
     sources: dict[str, str] = field(default_factory=dict)
     wall_times: dict[str, float] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     completed: bool = False
 
 
@@ -203,10 +204,13 @@ def _model(collection: Collection, settings: ExperimentSettings, model_path, res
     """Reuse the model at `model_path` (it must be of this collection) or train and save one."""
     if model_path is not None:
         model = load_model(model_path)
-        if model.collection_fingerprint and collection.fingerprint and \
-                model.collection_fingerprint != collection.fingerprint:
-            raise ModelFileError(model_path, None, "this model was trained on another collection "
-                                                   "or with other text settings")
+        if sorted(model.person_ids) != sorted(collection.person_ids):
+            raise ModelFileError(model_path, None, "this model ranks other people than the "
+                                                   "collection holds: it was trained on another one")
+        if model.collection_fingerprint != collection.fingerprint:
+            result.warnings.append(
+                "The model's collection fingerprint differs from this load's (the files, the text "
+                "settings or the loader changed since training); its people are the same.")
         result.model_path = Path(model_path)
         return model
     model = train(collection, settings.train, progress=forward, should_stop=should_stop)

@@ -56,6 +56,7 @@ def _report_lines(result: ExperimentResult) -> list[str]:
     lines = ["# Expertise retrieval experiment", ""]
     if not result.completed:
         lines += ["**Stopped before the end: the sections below hold what was finished.**", ""]
+    lines += [f"**Warning:** {w}\n" for w in result.warnings]
     first = next(iter(result.per_topic.values()), None)
     judged = len(first.topics) if first else 0
     lines += [
