@@ -28,6 +28,10 @@ from expert_gui.gui.state import AppState
 
 SETTINGS_FILE = "gui.ini"
 
+# Background work named in the status bar while it runs, by TaskRunner slot.
+BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "indexing Model 2",
+               "entropy": "ranking topics", "evaluation": "evaluating", "word-map": "mapping words"}
+
 
 def settings() -> QSettings:
     """Settings in the app's own config folder (so EXPERT_GUI_HOME isolates tests and installs)."""
@@ -172,10 +176,15 @@ class MainWindow(QMainWindow):
         self.device_label.setObjectName("device-label")
         self.model_label = QLabel("No model")
         self.model_label.setObjectName("model-label")
+        self.busy_label = QLabel("")
+        self.busy_label.setObjectName("busy-label")
+        self.busy_label.setStyleSheet("color: #495057;")
+        self.state.runner.started.connect(self._show_busy)
+        self.state.runner.finished.connect(self._show_busy)
         self.training_label = QLabel("Training…")
         self.training_label.setStyleSheet("color: #d9480f; font-weight: bold;")
         self.training_label.setVisible(False)
-        for label in (self.training_label, self.model_label, self.device_label):
+        for label in (self.busy_label, self.training_label, self.model_label, self.device_label):
             label.setContentsMargins(8, 0, 8, 0)
             self.statusBar().addPermanentWidget(label)
 
@@ -236,6 +245,12 @@ class MainWindow(QMainWindow):
         self.pause_action.setEnabled(tp.is_training())
         self.stop_action.setEnabled(tp.is_training())
         self.training_label.setVisible(tp.is_training())
+
+    def _show_busy(self, _slot: str = "") -> None:
+        """Which background work runs now (training has its own label)."""
+        running = [slot for slot in BUSY_LABELS if self.state.runner.running(slot)]
+        self.busy_label.setText(", ".join(BUSY_LABELS[s] for s in running) + "…"
+                                if running else "")
 
     def _show_model_state(self, model) -> None:
         if model is None:

@@ -32,7 +32,6 @@ class AppState(QObject):
         self.topics_path: Path | None = None
         self.qrels: dict[str, dict[str, int]] = {}
         self.qrels_path: Path | None = None
-        self.query = ""
         self.ranking = None
 
     def set_collection(self, collection, path: str | Path | None) -> None:
@@ -57,6 +56,5 @@ class AppState(QObject):
         self.topics_changed.emit()
 
     def set_ranking(self, ranking) -> None:
-        self.query = ranking.query
         self.ranking = ranking
         self.ranked.emit(ranking)

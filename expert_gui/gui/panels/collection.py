@@ -259,6 +259,8 @@ class CollectionPanel(QWidget):
         parts = [f"{len(s.topics):,} topics" if s.topics else "no topics",
                  f"qrels for {len(s.qrels):,}" if s.qrels else "no qrels"]
         self.topics_label.setText(", ".join(parts))
+        self.topics_label.setToolTip("\n".join(str(p) for p in (s.topics_path, s.qrels_path)
+                                               if p is not None))
 
     # -- showing ----------------------------------------------------------------------------------
     def _show_collection(self, collection, path: Path) -> None:

@@ -298,7 +298,6 @@ class TrainingPanel(QWidget):
         self.state = state
         self.setObjectName("training-panel")
         self._task = None
-        self._started_at = 0.0
         self._model_folder: Path | None = None
 
         self.form = SettingsForm()
@@ -416,7 +415,6 @@ class TrainingPanel(QWidget):
         folder = models_dir() / f"{_safe(collection.name)}-{stamp}"
         self._model_folder = folder
         self.plot.clear_data()
-        self._started_at = time.monotonic()
         try:
             self._task = self.state.runner.start(
                 "training", train, collection, settings, out_dir=folder, pausable=True,
