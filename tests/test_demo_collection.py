@@ -116,6 +116,7 @@ def test_loglinear_model_beats_exact_matching_on_the_semantic_topics(collection)
     topics is well above Model 2's, and not below it on the exact ones (measured: 0.58 vs 0.30
     and 0.96 vs 0.80)."""
     import ir_measures
+    import torch
     from ir_measures import AP, Qrel, ScoredDoc
 
     from expert_gui.core.rankers.language_models import Model2
@@ -123,7 +124,11 @@ def test_loglinear_model_beats_exact_matching_on_the_semantic_topics(collection)
     from expert_gui.core.training import TrainSettings, train
 
     overrides = json.loads((DEMO / "train_settings.json").read_text(encoding="utf-8"))
-    model = train(collection, TrainSettings(**overrides, device="cpu", checkpoint_every=0))
+    threads = torch.get_num_threads()  # the settings' `threads` is process-wide: put it back
+    try:
+        model = train(collection, TrainSettings(**overrides, device="cpu", checkpoint_every=0))
+    finally:
+        torch.set_num_threads(threads)
     qrels = [Qrel(t, p, g) for t, judged in read_qrels(DEMO / "qrels.txt").items()
              for p, g in judged.items()]
     topics = rows("topics.tsv")

@@ -75,7 +75,7 @@ AREAS = (
         ("I-V curve tracing", "thermal imaging", "electroluminescence imaging",
          "string monitoring"),
         ("the east roof", "test yard B", "the car park canopy"),
-        ("photovoltaics", "photovoltaic", "insolation"),
+        ("photovoltaics", "insolation", "photovoltaic modules"),
         ("photovoltaics", "insolation"),
         "inverter efficiency",
     ),
@@ -93,8 +93,8 @@ AREAS = (
         ("charge cycling", "impedance spectroscopy", "calendar ageing tests",
          "post-mortem teardowns"),
         ("the battery lab", "the fire-safe bunker", "bay 3"),
-        ("electrochemical", "accumulators", "galvanic"),
-        ("electrochemical accumulators", "galvanic"),
+        ("electrochemistry", "accumulators", "galvanic elements"),
+        ("electrochemistry accumulators", "galvanic elements"),
         None,
     ),
     Area(
@@ -109,8 +109,8 @@ AREAS = (
          "retighten the flange bolts", "reset the pitch controller"),
         ("vibration analysis", "drone inspections", "SCADA data reviews", "power curve testing"),
         ("the coastal wind farm", "turbine T4", "the hill site"),
-        ("aeroelastic", "anemometry", "windmills"),
-        ("aeroelastic", "anemometry windmills"),
+        ("aeroelasticity", "anemometry", "windmills"),
+        ("aeroelasticity", "anemometry windmills"),
         "gearbox vibration analysis",
     ),
     Area(
@@ -125,8 +125,8 @@ AREAS = (
          "empty the sludge tank", "replace the UV lamps"),
         ("jar testing", "membrane autopsies", "daily sampling", "pilot plant trials"),
         ("the pilot plant", "the river intake", "the settling basin"),
-        ("desalination", "potable", "purification"),
-        ("desalination", "potable purification"),
+        ("desalination", "purification", "potability"),
+        ("desalination", "purification potability"),
         None,
     ),
     Area(
@@ -142,8 +142,8 @@ AREAS = (
         ("load testing", "ultrasonic inspection", "finite element analysis",
          "visual inspection"),
         ("the river bridge", "span 2", "the footbridge"),
-        ("viaducts", "overpasses", "geotechnical"),
-        ("viaducts overpasses", "geotechnical"),
+        ("viaducts", "overpasses", "geotechnics"),
+        ("viaducts overpasses", "geotechnics"),
         "fatigue cracks steel girders",
     ),
     Area(
@@ -208,8 +208,8 @@ AREAS = (
          "rerun the alignment", "add negative controls"),
         ("whole genome sequencing", "PCR amplification", "variant calling", "RNA sequencing"),
         ("the wet lab", "the sequencing core"),
-        ("bioinformatics", "hereditary", "epigenetics"),
-        ("bioinformatics", "hereditary epigenetics"),
+        ("bioinformatics", "heredity", "epigenetics"),
+        ("bioinformatics", "heredity epigenetics"),
         "variant calling",
     ),
     Area(
@@ -226,8 +226,8 @@ AREAS = (
         ("co-location tests", "dispersion modelling", "source apportionment",
          "weekly filter weighing"),
         ("the roadside station", "the school site", "the harbour"),
-        ("smog", "atmospheric", "haze"),
-        ("smog", "atmospheric haze"),
+        ("smog", "haze", "aerosols"),
+        ("smog", "haze aerosols"),
         None,
     ),
     Area(
@@ -243,8 +243,8 @@ AREAS = (
         ("tensile testing", "ultrasonic C-scan", "microscopy of cross sections",
          "cure cycle trials"),
         ("the composites workshop", "the clean room"),
-        ("plastics", "macromolecular", "thermosets"),
-        ("plastics", "macromolecular thermosets"),
+        ("plastics", "macromolecules", "thermosets"),
+        ("plastics", "macromolecules thermosets"),
         None,
     ),
     Area(
@@ -307,8 +307,8 @@ LAB_TEMPLATES = (
     "{money} euros, delivery in {weeks} weeks.",
     "Seminar abstract: what {count} months of {method} taught us about {problem}, and why we "
     "now {action} first.",
-    "Handover for {day}: the {thing} back in service, but still {problem} on the {thing2}. "
-    "Please {action} if it gets worse.",
+    "Handover for {day}: {problem} still open near the {thing}. Please {action} if it gets "
+    "worse, and call {colleague} if in doubt.",
     "Why did the {measure} jump to {value} on {day}? Most likely {problem}; {method} should "
     "confirm it.",
     "Short note on the {thing}: after we {action}, {method} gave {measure} readings around "
