@@ -1,4 +1,5 @@
-"""How late a 20 ms QTimer fires in the app's window, idle and while a model trains.
+"""How late a 20 ms QTimer fires in the app's window: idle, while a collection loads, and while a
+model trains.
 
     python benchmarks/gui_responsiveness.py COLLECTION [--seconds 5] [--dim 300] [--batch-size 1024]
                                             [--threads N]   (default: the app's, cores - 1)
@@ -19,8 +20,9 @@ from pathlib import Path
 TICK_MS = 20
 
 
-def measure(app, seconds: float) -> list[float]:
-    """Lateness (ms) of each tick of a TICK_MS timer over `seconds` of event loop."""
+def measure(app, seconds: float, until=None) -> list[float]:
+    """Lateness (ms) of each tick of a TICK_MS timer over `seconds` of event loop (or until
+    `until()` holds)."""
     from PySide6.QtCore import QTimer
 
     ticks: list[float] = []
@@ -29,7 +31,7 @@ def measure(app, seconds: float) -> list[float]:
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     timer.start()
     end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
+    while time.perf_counter() < end and not (until is not None and until()):
         app.processEvents()
         time.sleep(0.001)
     timer.stop()
@@ -37,6 +39,8 @@ def measure(app, seconds: float) -> list[float]:
 
 
 def summary(name: str, lateness: list[float]) -> str:
+    if len(lateness) < 2:
+        return f"{name:>9}: too short to measure"
     q = statistics.quantiles(lateness, n=100)
     return (f"{name:>9}: {len(lateness)} ticks, lateness median {statistics.median(lateness):.1f} "
             f"ms, p99 {q[98]:.1f} ms, max {max(lateness):.1f} ms")
@@ -61,10 +65,13 @@ def main() -> None:
     app = create_application()
     window = MainWindow()
     window.show()
-    window.collection_panel.open_collection(args.collection)
-    wait_until(lambda: window.state.collection is not None
-               and not window.state.runner.any_running(), 600)
     print(summary("idle", measure(app, args.seconds)))
+    started = time.perf_counter()
+    window.collection_panel.open_collection(args.collection)
+    lateness = measure(app, 3600, until=lambda: window.state.collection is not None
+                       and not window.state.runner.running("load"))
+    print(summary("loading", lateness) + f" ({time.perf_counter() - started:.1f} s load)")
+    wait_until(lambda: not window.state.runner.any_running(), 600)
     panel = window.training_panel
     settings = {"dim": args.dim, "batch_size": args.batch_size, "epochs": 1000,
                 "checkpoint_every": 0}
