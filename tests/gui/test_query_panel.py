@@ -114,3 +114,9 @@ def test_completer_completes_the_last_word_from_the_vocabulary(panel):
     completer.setCompletionPrefix("ca")
     assert completer.currentIndex().data() == "cache"
     assert completer.currentCompletion() == "disk cache"  # the query so far, then the word
+
+
+def test_changing_the_depth_relists_the_ranking(panel):
+    panel.set_query("disk cache")
+    panel.depth_spin.setValue(3)
+    assert panel.results.rowCount() == 3

@@ -33,7 +33,7 @@ from expert_gui.core.loading import load_collection
 from expert_gui.core.topics import read_topics
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import boxed, fill_table, make_table
+from expert_gui.gui.widgets import boxed, fill_table, item, make_table
 
 # Problems listed one by one in the report (all are counted; a huge list would only slow the view).
 MAX_LISTED_PROBLEMS = 500
@@ -266,7 +266,7 @@ class CollectionPanel(QWidget):
     def _show_collection(self, collection, path: Path) -> None:
         self.path_label.setText(f"<b>{collection.name}</b> — {path}")
         stats = collection.stats().to_dict()
-        fill_table(self.stats_table, [[label, fmt.format(stats[key])]
+        fill_table(self.stats_table, [[label, item(fmt.format(stats[key]), align_right=True)]
                                       for key, label, fmt in STAT_LABELS])
         report = collection.report
         lines = [report.summary()]

@@ -95,8 +95,11 @@ class EntropyPanel(QWidget):
         self.histogram_plot.addItem(self.histogram)
         self.scatter_plot = make_plot("Entropy against average precision (Figure 3)",
                                   "normalized entropy", "AP")
-        self.scatter = pg.ScatterPlotItem(size=8, brush=pg.mkBrush(59, 125, 216, 170),
-                                          pen=pg.mkPen("#1f5fbf"))
+        self.scatter = pg.ScatterPlotItem(
+            size=8, brush=pg.mkBrush(59, 125, 216, 170), pen=pg.mkPen("#1f5fbf"),
+            hoverable=True, hoverSize=11,
+            tip=lambda x, y, data: f"{data}: {self.state.topics.get(data, '')}\n"
+                                   f"entropy {x:.3f}, AP {y:.3f}")
         self.fit_line = pg.PlotDataItem(pen=pg.mkPen("#d9480f", width=2))
         self.scatter_plot.addItem(self.scatter)
         self.scatter_plot.addItem(self.fit_line)

@@ -82,6 +82,8 @@ class QueryPanel(QWidget):
         self.depth_spin.setValue(DEFAULT_DEPTH)
         self.depth_spin.setPrefix("top ")
         self.depth_spin.setToolTip("How many people to list")
+        self.depth_spin.valueChanged.connect(
+            lambda _: self._show_ranking(self.ranking) if self.ranking is not None else None)
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the ranking as CSV or as a TREC run (Ctrl+E)")
         self.export_button.clicked.connect(self.export_ranking)
