@@ -6,7 +6,9 @@ Parts (each in its own process, so each peak resident memory is its own):
 - dpdk: instances/s of `training.window_cross_entropy` and of the straightforward model
   (nn.Embedding, nn.Linear, per-word log_softmax, sum over the window, log_softmax, soft
   cross-entropy on dense targets, Adadelta), the same batches from the same initial parameters,
-  with the loss of both at the end; then the time of one full epoch of `train`.
+  with the loss of both at the end, and the time of the loss and its gradient alone (the
+  optimiser's update of the dense W_p is the same work for both); with --epoch, the time of one
+  full epoch of `train`.
 - synthetic: `train` on a random collection with 50,000 people (e=300, n=8, m=1024) for a few
   hundred steps, and its peak resident memory (and the straightforward model's, for a few steps).
 """
@@ -17,6 +19,7 @@ import argparse
 import csv
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -91,16 +94,18 @@ def ours(instances, n_words, n_people, settings):
     net = LogLinearNet(*initial_parameters(n_words, n_people, settings))
     opt = make_optimizer(net.parameters(), settings)
 
-    def step(idx) -> float:
+    def step(idx) -> tuple[float, float]:
         rows, people, probs = instances.targets(idx)
+        t = time.perf_counter()
         ce = net(torch.from_numpy(instances.windows[idx]).long(), torch.from_numpy(rows),
                  torch.from_numpy(people), torch.from_numpy(probs).float(),
                  torch.from_numpy(instances.weights[idx]).float(), len(idx))
         opt.zero_grad(set_to_none=True)
         ce.backward()
         penalty = net.add_penalty(settings.l2, len(idx))
+        model_s = time.perf_counter() - t
         opt.step()
-        return ce.item() + penalty
+        return ce.item() + penalty, model_s
 
     return step
 
@@ -109,25 +114,30 @@ def straightforward(instances, n_words, n_people, settings):
     model = Straightforward(*initial_parameters(n_words, n_people, settings))
     opt = make_optimizer(model.parameters(), settings)
 
-    def step(idx) -> float:
+    def step(idx) -> tuple[float, float]:
         targets = torch.from_numpy(instances.target_matrix(idx, n_people)).float()
+        t = time.perf_counter()
         loss = model.loss(torch.from_numpy(instances.windows[idx]).long(), targets,
                           torch.from_numpy(instances.weights[idx]).float(), settings.l2)
         opt.zero_grad(set_to_none=True)
         loss.backward()
+        model_s = time.perf_counter() - t
         opt.step()
-        return loss.item()
+        return loss.item(), model_s
 
     return step
 
 
-def timed(step, batches) -> tuple[float, list[float]]:
-    losses, seconds = [], 0.0
+def timed(step, batches) -> tuple[float, float, list[float]]:
+    """Seconds of whole steps, seconds of the loss and its gradient alone, and the losses."""
+    losses, seconds, model_seconds = [], 0.0, 0.0
     for idx in batches:
         t = time.perf_counter()
-        losses.append(step(idx))
+        loss, model_s = step(idx)
         seconds += time.perf_counter() - t
-    return seconds, losses
+        model_seconds += model_s
+        losses.append(loss)
+    return seconds, model_seconds, losses
 
 
 def compare(collection: Collection, settings: TrainSettings, steps: int, label: str,
@@ -140,25 +150,28 @@ def compare(collection: Collection, settings: TrainSettings, steps: int, label: 
     sb = batches if straightforward_steps is None else batches[:straightforward_steps]
     ours_step = ours(*args)
     base_step = straightforward(*args) if sb else None
-    t_ours = t_base = 0.0
+    t_ours = t_base = m_ours = m_base = 0.0
     l_ours, l_base = [], []
     for start in range(0, len(batches), 5):
-        t, losses = timed(ours_step, batches[start:start + 5])
-        t_ours, l_ours = t_ours + t, l_ours + losses
+        t, m, losses = timed(ours_step, batches[start:start + 5])
+        t_ours, m_ours, l_ours = t_ours + t, m_ours + m, l_ours + losses
         if base_step is not None and start < len(sb):
-            t, losses = timed(base_step, sb[start:start + 5])
-            t_base, l_base = t_base + t, l_base + losses
+            t, m, losses = timed(base_step, sb[start:start + 5])
+            t_base, m_base, l_base = t_base + t, m_base + m, l_base + losses
     n = sum(len(b) for b in batches)
     out = {"set": label, "instances": len(instances), "people": collection.n_people,
            "vocabulary": len(collection.vocab), "steps": len(batches),
-           "ours_instances_per_s": n / t_ours, "ours_final_loss": float(np.mean(l_ours[-10:]))}
+           "ours_instances_per_s": n / t_ours, "ours_loss_and_gradient_s_per_step":
+           m_ours / len(batches), "ours_final_loss": float(np.mean(l_ours[-10:]))}
     if sb:
         n_base = sum(len(b) for b in sb)
         out.update({
             "straightforward_steps": len(sb),
             "straightforward_instances_per_s": n_base / t_base,
             "straightforward_final_loss": float(np.mean(l_base[-10:])),
+            "straightforward_loss_and_gradient_s_per_step": m_base / len(sb),
             "speedup": (n / t_ours) / (n_base / t_base),
+            "speedup_loss_and_gradient": (m_base / len(sb)) / (m_ours / len(batches)),
         })
         if len(sb) == len(batches):
             out["max_relative_loss_difference"] = float(np.max(
@@ -195,11 +208,13 @@ def part_dpdk(args) -> dict:
     settings = TrainSettings(device="cpu")
     out = compare(collection, settings, args.steps, "dpdk")
     out["load_s"] = load_s
-    t = time.perf_counter()
-    model = train(collection, TrainSettings(epochs=1, device="cpu", checkpoint_every=0))
-    out["epoch_s"] = time.perf_counter() - t
-    out["epoch_val_loss"] = model.history[-1]["val_loss"]
+    if args.epoch:
+        t = time.perf_counter()
+        model = train(collection, TrainSettings(epochs=1, device="cpu", checkpoint_every=0))
+        out["epoch_s"] = time.perf_counter() - t
+        out["epoch_val_loss"] = model.history[-1]["val_loss"]
     out["peak_rss_bytes"] = peak_rss_bytes()
+    out["load_average_1min"] = os.getloadavg()[0]
     return out
 
 
@@ -211,6 +226,7 @@ def part_synthetic(args) -> dict:
                   straightforward_steps=0)
     out["peak_rss_bytes"] = peak_rss_bytes()
     out["peak_rss_before_training_bytes"] = rss_before
+    out["load_average_1min"] = os.getloadavg()[0]
     return out
 
 
@@ -218,7 +234,7 @@ def part_synthetic_straightforward(args) -> dict:
     collection = synthetic_collection(people=args.people)
     instances = make_instances(collection, 8)
     batches = _batches(instances, TrainSettings(), args.straightforward_steps)
-    t, _ = timed(straightforward(instances, len(collection.vocab), collection.n_people,
+    t, _, _ = timed(straightforward(instances, len(collection.vocab), collection.n_people,
                                  TrainSettings()), batches)
     return {"set": f"synthetic-{args.people}-straightforward", "steps": len(batches),
             "straightforward_instances_per_s": sum(len(b) for b in batches) / t,
@@ -237,6 +253,7 @@ def main() -> None:
     p.add_argument("--straightforward-steps", type=int, default=0,
                    help="steps of the straightforward model on the synthetic set (0: skip)")
     p.add_argument("--people", type=int, default=50_000)
+    p.add_argument("--epoch", action="store_true", help="also time one full epoch of `train`")
     p.add_argument("--part", choices=sorted(PARTS), help="run one part in this process")
     args = p.parse_args()
     print(f"device available: {select_device('auto')}; torch threads: {torch.get_num_threads()}",
