@@ -104,3 +104,25 @@ def test_a_damaged_model_folder_gives_an_error_dialog(qtbot, window, tmp_path):
     box = window.findChildren(QMessageBox, "error-dialog")[0]
     assert "manifest.json" in box.text()
     assert window.state.model is None
+
+
+def test_continue_training_resumes_from_the_checkpoint(qtbot, window):
+    open_collection(qtbot, window)
+    set_training(window, epochs=200)
+    panel = window.training_panel
+    panel.start_training()
+    qtbot.waitUntil(lambda: len(panel.plot.steps) > 5, timeout=60_000)
+    panel.stop_training()
+    qtbot.waitUntil(lambda: window.state.model is not None and not panel.is_training(),
+                    timeout=60_000)
+    stopped_at = panel.plot.steps[-1]
+    folder = window.state.model_path
+    panel.form.set_value("dim", 8)  # the saved settings win over the form's
+    panel.models_list.setCurrentRow(0)
+    panel.continue_training()
+    qtbot.waitUntil(lambda: len(panel.plot.steps) > 2, timeout=60_000)
+    assert panel.plot.steps[0] == stopped_at + 1
+    assert panel.form.settings().dim == 16
+    panel.stop_training()
+    qtbot.waitUntil(lambda: not panel.is_training(), timeout=60_000)
+    assert window.state.model_path == folder and window.state.model.dim == 16

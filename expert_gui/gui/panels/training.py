@@ -341,14 +341,19 @@ class TrainingPanel(QWidget):
         self.models_list = QListWidget()
         self.models_list.itemActivated.connect(lambda it: self.open_model(
             Path(it.data(Qt.ItemDataRole.UserRole))))
-        open_selected = QPushButton("Open selected")
+        open_selected = QPushButton("Open")
         open_selected.clicked.connect(self._open_selected)
-        open_other = QPushButton("Open folder…")
+        open_other = QPushButton("Other…")
+        open_other.setToolTip("Open a model folder from anywhere")
         open_other.clicked.connect(self.choose_model)
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh_models)
+        self.continue_button = QPushButton("Continue training")
+        self.continue_button.setToolTip("Resume the selected model from its last checkpoint "
+                                        "(a stopped training), on the open collection")
+        self.continue_button.clicked.connect(self.continue_training)
         model_buttons = QHBoxLayout()
-        for b in (open_selected, open_other, refresh):
+        for b in (open_selected, self.continue_button, open_other, refresh):
             model_buttons.addWidget(b)
 
         left = QWidget()
@@ -395,6 +400,7 @@ class TrainingPanel(QWidget):
     def _update_buttons(self) -> None:
         training = self.is_training()
         self.train_button.setEnabled(self.can_train())
+        self.continue_button.setEnabled(self.can_train())
         self.pause_button.setEnabled(training)
         self.stop_button.setEnabled(training)
         self.pause_button.setText("Resume" if training and self._task.paused else "Pause")
@@ -403,6 +409,7 @@ class TrainingPanel(QWidget):
 
     # -- training -----------------------------------------------------------------------------------
     def start_training(self) -> None:
+        """Train a new model with the form's settings, into a new folder of the models folder."""
         collection = self.state.collection
         if collection is None or self.is_training():
             return
@@ -412,19 +419,41 @@ class TrainingPanel(QWidget):
             show_error(self, "Invalid training settings", exc)
             return
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        folder = models_dir() / f"{_safe(collection.name)}-{stamp}"
+        self._train(settings, models_dir() / f"{_safe(collection.name)}-{stamp}", resume=False)
+
+    def continue_training(self) -> None:
+        """Resume the selected model from its checkpoint, with the settings it was trained with
+        (the trainer checks that they and the collection match)."""
+        it = self.models_list.currentItem()
+        if it is None or self.state.collection is None or self.is_training():
+            return
+        folder = Path(it.data(Qt.ItemDataRole.UserRole))
+        try:
+            meta = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
+            settings = TrainSettings.from_dict(meta["settings"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            show_error(self, f"Cannot continue {folder.name}", exc)
+            return
+        for f in dataclasses.fields(TrainSettings):
+            if f.name in self.form.widgets:
+                self.form.set_value(f.name, getattr(settings, f.name))
+        self._train(settings, folder, resume=True)
+
+    def _train(self, settings: TrainSettings, folder: Path, *, resume: bool) -> None:
+        collection = self.state.collection
         self._model_folder = folder
         self.plot.clear_data()
         try:
             self._task = self.state.runner.start(
-                "training", train, collection, settings, out_dir=folder, pausable=True,
-                on_progress=self._on_progress, on_success=self._on_trained,
+                "training", train, collection, settings, out_dir=folder, resume=resume,
+                pausable=True, on_progress=self._on_progress, on_success=self._on_trained,
                 on_failure=self._on_failed)
         except TaskBusy:
             return
         self._task.finished.connect(self._update_buttons)
-        self.status_label.setText(f"Training on {collection.name}; saving to {folder}")
-        self.state.message.emit("Training started")
+        verb = "Continuing" if resume else "Training"
+        self.status_label.setText(f"{verb} on {collection.name}; saving to {folder}")
+        self.state.message.emit(f"{verb} started")
         self._update_buttons()
 
     def toggle_pause(self) -> None:
