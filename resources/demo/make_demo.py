@@ -24,14 +24,15 @@ from pathlib import Path
 SEED = 20160411
 MIN_WORDS, MAX_WORDS = 15, 40
 # A person is judged an expert on an area's topics when at least this many of their lab notes
-# (co-authored ones included; reading notes do not count) are about the area.
+# (co-authored ones included; reading and office notes do not count) are about the area.
 EXPERT_NOTES = 20
 # The share of a newcomer's notes that are reading notes, and the shares of their reading and lab
 # notes that an expert of their area co-signs.
 READING = 0.4
 CO_SIGNED_READING, CO_SIGNED_LAB = 0.2, 0.7
-# The share of lab notes written about reading and learning (in the lab's words).
-LEARNING = 0.15
+# The share of lab notes written about reading and learning (in the lab's words), and of
+# everyone's notes that are office notes about no area.
+LEARNING, OFFICE = 0.15, 0.05
 
 
 @dataclass(frozen=True)
@@ -337,6 +338,25 @@ READING_TEMPLATES = (
     "Library request for the team: two recent books on {subject}, and a review article on {subject2}.",
 )
 
+# Office notes: anyone's, about no area at all.
+OFFICE_TEMPLATES = (
+    "Out of office from {day} for {count} days; {colleague} will answer anything urgent. Back in "
+    "time for the all-hands meeting.",
+    "Travel claim for the conference trip submitted, about {money} euros in total. Receipts are "
+    "in the finance folder.",
+    "Fire drill on {day} at ten. Please leave the building by the nearest exit and meet at the "
+    "main gate.",
+    "Reminder: timesheets are due on {day}. The finance office cannot pay overtime without them.",
+    "Moved desks this week; I now sit next to {colleague} on the second floor. Same phone number "
+    "as before.",
+    "Annual safety training on {day} morning is compulsory for everyone who works in a "
+    "laboratory. Sign up with the office.",
+    "Welcome drinks for the new students on {day} afternoon in the canteen. Everyone is invited, "
+    "bring your team.",
+    "The printer on the second floor is jammed again. Facilities know; use the one by the "
+    "library until {day}.",
+)
+
 FOLLOW_UPS = (
     "Photos are on the shared drive.",
     "Raw data in the group folder.",
@@ -411,10 +431,14 @@ class NoteWriter:
         digits = 0 if m.high >= 100 else 1 if m.high >= 5 else 2
         return f"{x:.{digits}f} {m.unit}"
 
-    def note(self, area: Area, author: Person, reading: bool) -> str:
+    def note(self, area: Area, author: Person, kind: str) -> str:
+        """A note of one kind: "lab" (now and then about learning), "reading" or "office"."""
         rng = self.rng
-        learning = reading or rng.random() < LEARNING
-        templates = READING_TEMPLATES if learning else LAB_TEMPLATES
+        reading = kind == "reading"
+        if kind == "office":
+            templates = OFFICE_TEMPLATES
+        else:
+            templates = READING_TEMPLATES if reading or rng.random() < LEARNING else LAB_TEMPLATES
         while True:
             thing, thing2 = rng.sample(area.things, 2)
             method = rng.choice(area.methods)
@@ -443,7 +467,7 @@ def _number(value: str) -> float:
 
 
 def make_documents(rng: random.Random, people: list[Person]):
-    """(text, area key, author ids, is a reading note) for every note, in a shuffled order."""
+    """(text, area key, author ids, kind) for every note, in a shuffled order."""
     writer = NoteWriter(rng, people)
     by_area = {a.key: a for a in AREAS}
     notes = []
@@ -453,19 +477,23 @@ def make_documents(rng: random.Random, people: list[Person]):
         for _ in range(person.documents):
             key = rng.choices(keys, weights)[0]
             # An expert of the area co-signs most of a newcomer's lab notes and a few of their
-            # reading notes; anyone else's note now and then has co-authors from the area.
+            # reading notes; anyone's lab note now and then has co-authors from the area.
             newcomer = person.role == "newcomer"
-            reading = newcomer and rng.random() < READING
+            if rng.random() < OFFICE:
+                kind = "office"
+            else:
+                kind = "reading" if newcomer and rng.random() < READING else "lab"
             authors = [person]
-            if newcomer and rng.random() < (CO_SIGNED_READING if reading else CO_SIGNED_LAB):
+            if newcomer and kind != "office" and rng.random() < (
+                    CO_SIGNED_READING if kind == "reading" else CO_SIGNED_LAB):
                 authors.append(rng.choice([p for p in people if p.role == "expert"
                                            and p.main_area == key]))
-            elif not reading and rng.random() < 0.15:
+            elif kind == "lab" and rng.random() < 0.15:
                 pool = [p for p in people
                         if p.role == "expert" and key in p.areas and p is not person]
                 authors += rng.sample(pool, min(len(pool), rng.choice((1, 1, 2))))
-            notes.append((writer.note(by_area[key], person, reading), key,
-                          [p.person_id for p in authors], reading))
+            notes.append((writer.note(by_area[key], person, kind), key,
+                          [p.person_id for p in authors], kind))
     rng.shuffle(notes)
     return notes
 
@@ -473,9 +501,9 @@ def make_documents(rng: random.Random, people: list[Person]):
 def relevance(notes, people: list[Person]) -> dict[str, list[str]]:
     """Area key -> its experts: staff (not newcomers) with at least EXPERT_NOTES lab notes on it."""
     counts: dict[tuple[str, str], int] = {}
-    for _, key, authors, reading in notes:
+    for _, key, authors, kind in notes:
         for pid in authors:
-            counts[key, pid] = counts.get((key, pid), 0) + (not reading)
+            counts[key, pid] = counts.get((key, pid), 0) + (kind == "lab")
     return {
         a.key: sorted(p.person_id for p in people if p.role == "expert"
                       and counts.get((a.key, p.person_id), 0) >= EXPERT_NOTES)
