@@ -55,7 +55,7 @@ class Area:
     actions: tuple[str, ...]
     methods: tuple[str, ...]
     places: tuple[str, ...]
-    # Outsiders' and newcomers' words for the area: never in an expert's own notes.
+    # Outsiders' and textbooks' words for the area: only in newcomers' reading notes.
     lay_terms: tuple[str, ...]
     semantic_topics: tuple[str, ...]
     exact_topic: str | None
@@ -394,8 +394,8 @@ class Person:
 def make_people(rng: random.Random) -> list[Person]:
     """Two experts and one newcomer per area, plus four people split between two areas.
 
-    Every expert also writes a little about one or two other areas; about half of them enough
-    to count as an expert there too.
+    Every expert also writes a little about one or two other areas, often enough to count as an
+    expert on one of them too.
     """
     names = list(NAMES)
     rng.shuffle(names)
@@ -416,7 +416,7 @@ def make_people(rng: random.Random) -> list[Person]:
 
 
 class NoteWriter:
-    """Fills the templates with one area's words, so every note reads like a short lab note."""
+    """Fills the templates with one area's words, so every note reads like a real short note."""
 
     def __init__(self, rng: random.Random, people: list[Person]):
         self.rng = rng
