@@ -91,7 +91,7 @@ def main() -> int:
 
 def scaled_copy(folder: Path, k: int, where: Path) -> Path:
     """documents.tsv and associations.tsv repeated k times, ids suffixed with the copy number."""
-    csv.field_size_limit(sys.maxsize)
+    csv.field_size_limit(2**31 - 1)
     out = where / f"{folder.name}-x{k}"
     out.mkdir()
     for name in ("documents.tsv", "associations.tsv"):

@@ -6,13 +6,15 @@ A header row is recognised by its column names; without one, columns are taken b
 from __future__ import annotations
 
 import csv
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from expert_gui.core.collection import LoadReport
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats.reading import UNREADABLE, Progress, TextFile
+
+# A field may hold a whole document; the limit is a C long on every platform (Windows: 32 bits).
+_FIELD_LIMIT = 2**31 - 1
 
 # Accepted header names for each role, first match wins.
 DOC_ID_COLUMNS = ("doc_id", "docid", "docno", "document_id", "document", "id")
@@ -29,7 +31,7 @@ def delimiter_of(path: Path) -> str:
 def read_rows(path: Path, report: LoadReport,
               progress: Progress) -> Iterator[tuple[int, list[str]]]:
     """(line where the record starts, fields) for every non-blank record of the file."""
-    csv.field_size_limit(sys.maxsize)
+    csv.field_size_limit(_FIELD_LIMIT)
     with TextFile(path, report, progress) as f:
         reader = csv.reader(f.text, delimiter=delimiter_of(path))
         end = 0
