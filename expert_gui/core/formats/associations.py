@@ -47,8 +47,9 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
     for line, row in read_rows(path, builder.report, progress):
         if first:
             first = False
-            d = find_column(row, DOC_ID_COLUMNS[:-1])
-            p = find_column(row, PERSON_ID_COLUMNS[:-1])
+            # a bare "id" column could be either: a header must name both roles
+            d = find_column(row, tuple(c for c in DOC_ID_COLUMNS if c != "id"))
+            p = find_column(row, tuple(c for c in PERSON_ID_COLUMNS if c != "id"))
             if d is not None or p is not None:
                 if d is None or p is None:
                     raise CollectionError(path, line, "expected a header with doc_id and "
