@@ -41,8 +41,23 @@ def add_collection_arguments(p) -> None:
 
 
 def open_collection(args):
-    return load_collection(args.collection, format=args.format, associations=args.associations,
-                           people=args.people, use_cache=not args.no_cache)
+    """Load COLLECTION as the options say, with a progress bar on a terminal's stderr."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=0, unit_scale=True, leave=False, disable=not sys.stderr.isatty(),
+               bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed}")
+
+    def progress(event):
+        bar.total, bar.n = event.total, min(event.done, event.total)
+        bar.set_description(event.message, refresh=False)
+        bar.refresh()
+
+    try:
+        return load_collection(args.collection, format=args.format,
+                               associations=args.associations, people=args.people,
+                               use_cache=not args.no_cache, progress=progress)
+    finally:
+        bar.close()
 
 
 def register(sub):
