@@ -180,9 +180,11 @@ def compare(collection: Collection, settings: TrainSettings, steps: int, label: 
 
 
 def synthetic_collection(people=50_000, documents=50_000, vocabulary=20_000, seed=0):
-    """Random documents of Zipf-distributed words, each with 1-3 people."""
+    """Random documents of Zipf-distributed words, each with 1-3 people (words are letters
+    only, since a token holding a digit is folded into the number token)."""
     rng = np.random.default_rng(seed)
-    words = [f"w{i}" for i in range(vocabulary)]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(letters[i // 26**k % 26] for k in range(4)) for i in range(vocabulary)]
     lengths = rng.integers(5, 60, documents)
     p = 1 / np.arange(1, vocabulary + 1)
     draws = rng.choice(vocabulary, lengths.sum(), p=p / p.sum())
