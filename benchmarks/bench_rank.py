@@ -1,8 +1,12 @@
 """Query latency of every ranker, and of a naive version of the two the paper's complexity
 analysis is about (section 5.3: log-linear O(|C|), Model 2 O(|D|)).
 
-    .venv/bin/python benchmarks/bench_rank.py ../shared/data/dpdk-maintainers [--model DIR]
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+        .venv/bin/python benchmarks/bench_rank.py ../shared/data/dpdk-maintainers [--model DIR]
     .venv/bin/python benchmarks/bench_rank.py --synthetic-only
+
+On a shared, oversubscribed machine, limit BLAS to one thread: a multi-threaded BLAS waits for
+its threads to be scheduled and a 1 ms product becomes a 16 ms one.
 
 Parts:
 - dpdk: median ms per query of each method over the dev topics (`topics.dev.tsv`). Without
