@@ -95,3 +95,12 @@ def test_rank_bad_topics_file_is_one_line_error(model_dir, tmp_path, capsys):
     bad.write_text("topic_id\tquery\nT1\n", encoding="utf-8")
     assert main(["rank", str(model_dir), "--topics", str(bad), "--run", str(tmp_path / "r")]) == 2
     assert f"{bad}:2" in capsys.readouterr().err
+
+
+def test_rank_ensemble_with_reciprocal_rank_fusion(model, collection, model_dir, topics, tmp_path):
+    out = tmp_path / "rrf.run"
+    assert main(["rank", str(model_dir), "--topics", str(topics), "--method", "ensemble",
+                 "--fusion", "rrf", "--run", str(out)]) == 0
+    ranker = make_ranker("ensemble", model=model, collection=collection, fusion="rrf")
+    assert list(read_run(out)["T1"]) == [p for p, _ in ranker.rank("ring buffer").top()]
+    assert out.read_text(encoding="utf-8").split()[5] == ranker.name

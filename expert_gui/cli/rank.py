@@ -9,6 +9,7 @@ import sys
 
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers import METHODS, make_ranker
+from expert_gui.core.rankers.ensemble import FUSIONS
 from expert_gui.core.rankers.loglinear import AGGREGATIONS
 
 
@@ -22,6 +23,9 @@ def add_ranker_options(p) -> None:
     p.add_argument("--aggregation", choices=AGGREGATIONS, default="sum",
                    help="log-linear: combine query words by the paper's sum (Eq. 2), a mean, or "
                         "weights by informativeness (1 - entropy); default sum")
+    p.add_argument("--fusion", choices=FUSIONS, default="product",
+                   help="ensemble: the paper's product of reciprocal ranks (Eq. 5, default) or "
+                        "reciprocal rank fusion")
 
 
 def open_ranker(args, *, need_collection: bool = False):
@@ -33,6 +37,8 @@ def open_ranker(args, *, need_collection: bool = False):
     if args.method != "loglinear" or need_collection:
         collection = _collection(model, args.collection)
     options = {"aggregation": args.aggregation} if args.method in ("loglinear", "ensemble") else {}
+    if args.method == "ensemble":
+        options["fusion"] = args.fusion
     return model, collection, make_ranker(args.method, model=model, collection=collection,
                                           **options)
 
