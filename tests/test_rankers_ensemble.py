@@ -93,6 +93,8 @@ def test_make_ranker_builds_every_method_and_the_default_ensemble_is_eq5():
         make_ranker("model2-d", model=model)
     with pytest.raises(QueryError, match="unknown method"):
         make_ranker("bm25", collection=collection)
+    with pytest.raises(QueryError, match="takes no option dims"):
+        make_ranker("tfidf", collection=collection, dims=10)
 
 
 def test_order_by_score_breaks_ties_by_index_with_and_without_depth():

@@ -37,6 +37,9 @@ def make_ranker(method: str, *, model: LogLinearModel | None = None,
     """
     if method not in METHODS:
         raise QueryError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    unknown = set(options) - _accepted(method)
+    if unknown:
+        raise QueryError(f"{method} takes no option {', '.join(sorted(unknown))}")
     if method == "ensemble":
         members = options.pop("members", ("model2-jm", "loglinear"))
         fusion = options.pop("fusion", "product")
@@ -63,11 +66,17 @@ def make_ranker(method: str, *, model: LogLinearModel | None = None,
 
 
 _OPTIONS = {"loglinear": {"aggregation"}, "tfidf": set(), "lsi": {"dims", "seed"}}
+_LANGUAGE_MODEL_OPTIONS = {"lam", "beta", "expand"}
+
+
+def _accepted(method: str) -> set[str]:
+    if method == "ensemble":
+        return {"members", "fusion"}.union(_LANGUAGE_MODEL_OPTIONS, *_OPTIONS.values())
+    return _OPTIONS.get(method, _LANGUAGE_MODEL_OPTIONS)
 
 
 def _options_for(method: str, options: dict) -> dict:
-    accepted = _OPTIONS.get(method, {"lam", "beta", "expand"})
-    return {k: v for k, v in options.items() if k in accepted}
+    return {k: v for k, v in options.items() if k in _accepted(method)}
 
 
 def _require(method: str, **needed) -> None:
