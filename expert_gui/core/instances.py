@@ -35,10 +35,6 @@ class Instances:
     def __len__(self) -> int:
         return len(self.docs)
 
-    @property
-    def window(self) -> int:
-        return self.windows.shape[1]
-
     def targets(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The targets of instances `idx` as sparse triples (row in idx, person, probability)."""
         docs = self.docs[idx]
