@@ -17,7 +17,7 @@ from expert_gui.gui.app import demo_collection_path
 WINDOW_SIZE = (1280, 800)
 # A model that has learnt the demo's vocabulary (on the demo the paper's e = 300 and 10 epochs
 # leave P(c|q) nearly uniform; this takes about a minute on two CPU cores).
-SCREENSHOT_TRAINING = {"dim": 64, "batch_size": 256, "epochs": 30, "checkpoint_every": 0}
+SCREENSHOT_TRAINING = {"checkpoint_every": 0}  # the rest: the demo's train_settings.json
 FILES = {
     "Collection": "collection.png",
     "Training": "training.png",

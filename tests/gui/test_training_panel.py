@@ -3,10 +3,11 @@ live plot; Stop keeps the model; saved models are listed and reopen without retr
 
 import dataclasses
 import os
+import shutil
 
 import numpy as np
 import pytest
-from gui_helpers import open_collection, set_training
+from gui_helpers import GUI_COLLECTION, open_collection, set_training
 
 from expert_gui.core.training import TrainSettings
 from expert_gui.gui.panels.training import GUI_DEFAULTS, LossPlot, format_duration, smooth
@@ -126,3 +127,21 @@ def test_continue_training_resumes_from_the_checkpoint(qtbot, window):
     panel.stop_training()
     qtbot.waitUntil(lambda: not panel.is_training(), timeout=60_000)
     assert window.state.model_path == folder and window.state.model.dim == 16
+
+
+def test_a_collections_suggested_settings_fill_the_form(qtbot, window, tmp_path):
+    folder = tmp_path / "small"
+    shutil.copytree(GUI_COLLECTION, folder)
+    (folder / "train_settings.json").write_text('{"dim": 24, "epochs": 7, "bogus": 1}')
+    window.training_panel.form.set_value("window", 3)  # an edit the new collection replaces
+    open_collection(qtbot, window, folder)
+    settings = window.training_panel.form.settings()
+    assert (settings.dim, settings.epochs, settings.window) == (24, 7, TrainSettings().window)
+
+
+def test_a_broken_suggested_settings_file_is_ignored(qtbot, window, tmp_path):
+    folder = tmp_path / "small"
+    shutil.copytree(GUI_COLLECTION, folder)
+    (folder / "train_settings.json").write_text("[1, 2")
+    open_collection(qtbot, window, folder)
+    assert window.training_panel.form.settings().dim == TrainSettings().dim

@@ -177,6 +177,19 @@ class LossPlot(pg.PlotWidget):
                                np.asarray(self.val_losses, float))
 
 
+SUGGESTED_SETTINGS_FILE = "train_settings.json"
+
+
+def suggested_settings_path(source: str) -> Path | None:
+    """The collection's suggested training settings file, if its folder has one."""
+    if not source:
+        return None
+    folder = Path(source)
+    folder = folder if folder.is_dir() else folder.parent
+    path = folder / SUGGESTED_SETTINGS_FILE
+    return path if path.is_file() else None
+
+
 def form_defaults() -> TrainSettings:
     return dataclasses.replace(TrainSettings(), **GUI_DEFAULTS)
 
@@ -248,6 +261,12 @@ class SettingsForm(QWidget):
             elif isinstance(w, QLineEdit):
                 values[name] = w.text() or (None if default is None else "")
         return dataclasses.replace(defaults, **values)
+
+    def reset(self) -> None:
+        """Back to the defaults (the paper's, section 4.4)."""
+        defaults = form_defaults()
+        for name in self.widgets:
+            self.set_value(name, getattr(defaults, name))
 
     def set_value(self, name: str, value) -> None:
         w = self.widgets[name]
@@ -386,11 +405,36 @@ class TrainingPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(split)
 
-        state.collection_changed.connect(lambda _: self._update_buttons())
+        state.collection_changed.connect(self._on_collection_changed)
         self.refresh_models()
         self._update_buttons()
 
     # -- state ------------------------------------------------------------------------------------
+    def _on_collection_changed(self, collection) -> None:
+        if collection is not None and not self.is_training():
+            self.apply_suggested_settings(collection)
+        self._update_buttons()
+
+    def apply_suggested_settings(self, collection) -> None:
+        """Fill the form from `train_settings.json` beside the collection's files, when there is
+        one: a small collection (the demo) needs smaller batches and more epochs than the paper's
+        defaults to train well in seconds."""
+        path = suggested_settings_path(collection.source)
+        if path is None:
+            return
+        try:
+            values = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(values, dict):
+                raise ValueError("expected a JSON object of training settings")
+        except (OSError, ValueError) as exc:
+            self.state.message.emit(f"Ignored {path}: {exc}")
+            return
+        self.form.reset()
+        for name, value in values.items():
+            if name in self.form.widgets:
+                self.form.set_value(name, value)
+        self.state.message.emit(f"Training settings suggested by {path.name} applied")
+
     def is_training(self) -> bool:
         return self.state.runner.running("training") is not None
 
