@@ -95,7 +95,8 @@ def _report_lines(result: ExperimentResult) -> list[str]:
                   "![query expansion](figure4_query_expansion.png)", ""]
     if result.sweep:
         epochs = result.settings.sweep_epochs
-        note = f" (each trained for {epochs} epochs)" if epochs is not None else ""
+        note = "" if epochs is None else \
+            f" (each trained for {epochs} epoch{'' if epochs == 1 else 's'})"
         lines += [f"## Figure 2: window size n of the log-linear model{note}", "",
                   *_curve_table("n", result.sweep), "", "![window sweep](figure2_window_sweep.png)",
                   ""]
