@@ -14,6 +14,7 @@ from expert_gui.core.training import (
     CandidateLogSumExp,
     LogLinearNet,
     TrainSettings,
+    WindowSum,
     epoch_order,
     initial_parameters,
     split_validation,
@@ -91,6 +92,9 @@ def test_chunked_logsumexp_passes_gradcheck():
     for chunk in (2, 7):
         assert torch.autograd.gradcheck(
             lambda h, wc, b, c=chunk: CandidateLogSumExp.apply(h, wc, b, k, c, None), (h, wc, b))
+    windows = torch.tensor([[1, 2, 0], [3, 3, 3], [0, 0, 0]])
+    wp = torch.randn(4, 3, dtype=torch.float64, generator=g, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda wp: WindowSum.apply(wp, windows), (wp,))
     direct = torch.logsumexp(h @ wc.T + k[:, None] * b, dim=1)
     torch.testing.assert_close(CandidateLogSumExp.apply(h, wc, b, k, 3, None), direct)
 

@@ -151,6 +151,28 @@ class CandidateLogSumExp(torch.autograd.Function):
         return grad_hk[:, :e], grad_wb[:, :e], grad_wb[:, e], None, None, None
 
 
+class WindowSum(torch.autograd.Function):
+    """sum_i W_p[w_i] over each window's real words (padding adds nothing).
+
+    The forward is `embedding_bag`; the backward scatters each window's gradient back to its
+    words with one `index_add_`, about twice as fast on CPU as embedding_bag's own backward.
+    """
+
+    @staticmethod
+    def forward(ctx, wp, windows):
+        ctx.save_for_backward(windows)
+        ctx.shape = wp.shape
+        return F.embedding_bag(windows, wp, mode="sum", padding_idx=PAD_ID)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (windows,) = ctx.saved_tensors
+        grad_wp = grad.new_zeros(ctx.shape)
+        grad_wp.index_add_(0, windows.reshape(-1), grad.repeat_interleave(windows.shape[1], 0))
+        grad_wp[PAD_ID] = 0.0
+        return grad_wp, None
+
+
 def _chunks(n: int, chunk: int):
     return [slice(s, min(s + chunk, n)) for s in range(0, n, chunk)]
 
@@ -168,7 +190,7 @@ def window_cross_entropy(wp, wc, b, windows, rows, people, probs, weights, batch
     H = log Z_2 - sum_c p_c s_c, with s_c = W_c[c] . sum_i W_p[w_i] + k b_c the window's scores;
     the targets p come as sparse (row, person, probability) triples.
     """
-    h = F.embedding_bag(windows, wp, mode="sum", padding_idx=PAD_ID)
+    h = WindowSum.apply(wp, windows)
     k = (windows != PAD_ID).sum(dim=1).to(h.dtype)
     lse = CandidateLogSumExp.apply(h, wc, b, k, chunk, compute_dtype)
     target_scores = (h[rows] * wc[people]).sum(dim=1) + k[rows] * b[people]
