@@ -43,6 +43,7 @@ from expert_gui.core.topics import read_topics
 from expert_gui.core.training import TrainSettings, train
 
 STAGES = ("load", "train", "rank", "analyse", "expansion", "sweep")
+"""The stages in order, as `ExperimentProgress.stage` and the wall times name them."""
 
 
 @dataclass(frozen=True)
