@@ -128,54 +128,61 @@ def straightforward(instances, n_words, n_people, settings):
     return step
 
 
-def timed(step, batches) -> tuple[float, float, list[float]]:
-    """Seconds of whole steps, seconds of the loss and its gradient alone, and the losses."""
-    losses, seconds, model_seconds = [], 0.0, 0.0
+def timed(step, batches) -> tuple[list[float], list[float], list[float]]:
+    """Per step: seconds of the whole step, seconds of the loss and its gradient, the loss."""
+    whole, model, losses = [], [], []
     for idx in batches:
         t = time.perf_counter()
         loss, model_s = step(idx)
-        seconds += time.perf_counter() - t
-        model_seconds += model_s
+        whole.append(time.perf_counter() - t)
+        model.append(model_s)
         losses.append(loss)
-    return seconds, model_seconds, losses
+    return whole, model, losses
 
 
 def compare(collection: Collection, settings: TrainSettings, steps: int, label: str,
             straightforward_steps: int | None = None) -> dict:
-    """Both trainers on the same batches; their steps alternate in blocks of 5, so a machine
-    whose load changes during the run slows both alike."""
+    """Both trainers on the same batches; their steps alternate in blocks of 5, and speeds are
+    from median step times (and fastest steps), so other work on the machine slows both alike
+    and spikes drop out."""
     instances = make_instances(collection, settings.window, settings.overlapping)
     batches = _batches(instances, settings, steps)
     args = (instances, len(collection.vocab), collection.n_people, settings)
     sb = batches if straightforward_steps is None else batches[:straightforward_steps]
     ours_step = ours(*args)
     base_step = straightforward(*args) if sb else None
-    t_ours = t_base = m_ours = m_base = 0.0
-    l_ours, l_base = [], []
+    ours_t: tuple[list, list, list] = ([], [], [])
+    base_t: tuple[list, list, list] = ([], [], [])
     for start in range(0, len(batches), 5):
-        t, m, losses = timed(ours_step, batches[start:start + 5])
-        t_ours, m_ours, l_ours = t_ours + t, m_ours + m, l_ours + losses
+        for acc, more in zip(ours_t, timed(ours_step, batches[start:start + 5]), strict=True):
+            acc.extend(more)
         if base_step is not None and start < len(sb):
-            t, m, losses = timed(base_step, sb[start:start + 5])
-            t_base, m_base, l_base = t_base + t, m_base + m, l_base + losses
-    n = sum(len(b) for b in batches)
+            for acc, more in zip(base_t, timed(base_step, sb[start:start + 5]), strict=True):
+                acc.extend(more)
+    m = settings.batch_size
     out = {"set": label, "instances": len(instances), "people": collection.n_people,
            "vocabulary": len(collection.vocab), "steps": len(batches),
-           "ours_instances_per_s": n / t_ours, "ours_loss_and_gradient_s_per_step":
-           m_ours / len(batches), "ours_final_loss": float(np.mean(l_ours[-10:]))}
+           "ours_median_step_s": float(np.median(ours_t[0])),
+           "ours_fastest_step_s": float(np.min(ours_t[0])),
+           "ours_instances_per_s": m / float(np.median(ours_t[0])),
+           "ours_median_loss_and_gradient_s": float(np.median(ours_t[1])),
+           "ours_final_loss": float(np.mean(ours_t[2][-10:]))}
     if sb:
-        n_base = sum(len(b) for b in sb)
         out.update({
             "straightforward_steps": len(sb),
-            "straightforward_instances_per_s": n_base / t_base,
-            "straightforward_final_loss": float(np.mean(l_base[-10:])),
-            "straightforward_loss_and_gradient_s_per_step": m_base / len(sb),
-            "speedup": (n / t_ours) / (n_base / t_base),
-            "speedup_loss_and_gradient": (m_base / len(sb)) / (m_ours / len(batches)),
+            "straightforward_median_step_s": float(np.median(base_t[0])),
+            "straightforward_fastest_step_s": float(np.min(base_t[0])),
+            "straightforward_instances_per_s": m / float(np.median(base_t[0])),
+            "straightforward_median_loss_and_gradient_s": float(np.median(base_t[1])),
+            "straightforward_final_loss": float(np.mean(base_t[2][-10:])),
+            "speedup": float(np.median(base_t[0]) / np.median(ours_t[0])),
+            # Fastest steps: what each costs when nothing else runs (robust on a shared box).
+            "speedup_fastest_steps": float(np.min(base_t[0]) / np.min(ours_t[0])),
+            "speedup_loss_and_gradient": float(np.median(base_t[1]) / np.median(ours_t[1])),
         })
         if len(sb) == len(batches):
             out["max_relative_loss_difference"] = float(np.max(
-                np.abs(np.array(l_ours) - np.array(l_base)) / np.abs(np.array(l_base))))
+                np.abs(np.array(ours_t[2]) - np.array(base_t[2])) / np.abs(np.array(base_t[2]))))
     return out
 
 
@@ -236,10 +243,10 @@ def part_synthetic_straightforward(args) -> dict:
     collection = synthetic_collection(people=args.people)
     instances = make_instances(collection, 8)
     batches = _batches(instances, TrainSettings(), args.straightforward_steps)
-    t, _, _ = timed(straightforward(instances, len(collection.vocab), collection.n_people,
-                                 TrainSettings()), batches)
+    whole, _, _ = timed(straightforward(instances, len(collection.vocab), collection.n_people,
+                                        TrainSettings()), batches)
     return {"set": f"synthetic-{args.people}-straightforward", "steps": len(batches),
-            "straightforward_instances_per_s": sum(len(b) for b in batches) / t,
+            "straightforward_instances_per_s": TrainSettings().batch_size / np.median(whole),
             "peak_rss_bytes": peak_rss_bytes()}
 
 
