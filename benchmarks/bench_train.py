@@ -32,6 +32,7 @@ from torch import nn
 
 from expert_gui.core.collection import Collection, CollectionBuilder
 from expert_gui.core.instances import Instances, make_instances
+from expert_gui.core.text import TextSettings
 from expert_gui.core.training import (
     LogLinearNet,
     TrainSettings,
@@ -42,7 +43,7 @@ from expert_gui.core.training import (
 )
 
 
-def load_dpdk(path: str | Path) -> Collection:
+def load_dpdk(path: str | Path, settings: TextSettings = TextSettings()) -> Collection:
     """The DPDK collection (through core.loading when present, else its two TSV files)."""
     path = Path(path)
     try:
@@ -50,9 +51,9 @@ def load_dpdk(path: str | Path) -> Collection:
     except ImportError:
         load_collection = None
     if load_collection is not None:
-        return load_collection(path)
+        return load_collection(path, settings=settings)
     csv.field_size_limit(1 << 30)
-    b = CollectionBuilder(name=path.name)
+    b = CollectionBuilder(settings, name=path.name)
     with open(path / "documents.tsv", encoding="utf-8", newline="") as f:
         for line, row in enumerate(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 2):
             b.add_document(row["doc_id"], row["text"], f.name, line)

@@ -25,6 +25,7 @@ from bench_train import load_dpdk
 from ir_measures import AP
 
 from expert_gui.core.model import LogLinearModel
+from expert_gui.core.text import NUMBER_RULES, TextSettings
 from expert_gui.core.training import TrainSettings, train
 
 
@@ -64,10 +65,12 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("data", nargs="?", default="../shared/data/dpdk-maintainers")
     p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--numbers", choices=NUMBER_RULES, default=TextSettings().numbers,
+                   help="the text settings' number rule (numeric keeps names such as mlx5)")
     p.add_argument("--out", default=None, help="folder for the run (default: a temp folder)")
     args = p.parse_args()
     data = Path(args.data)
-    collection = load_dpdk(data)
+    collection = load_dpdk(data, TextSettings(numbers=args.numbers))
     topics = read_topics(data / "topics.dev.tsv")
     qrels = list(ir_measures.read_trec_qrels(str(data / "qrels.dev.txt")))
     out = Path(args.out or tempfile.mkdtemp(prefix="epochs-dpdk-"))
