@@ -68,7 +68,7 @@ class Straightforward(nn.Module):
 
     def __init__(self, wp, wc, b):
         super().__init__()
-        self.embed = nn.Embedding.from_pretrained(wp.clone(), freeze=False, padding_idx=0)
+        self.embed = nn.Embedding.from_pretrained(wp.clone(), freeze=False)
         self.linear = nn.Linear(wc.shape[1], wc.shape[0])
         with torch.no_grad():
             self.linear.weight.copy_(wc)
@@ -77,7 +77,6 @@ class Straightforward(nn.Module):
     def loss(self, windows, targets, weights, l2):
         m = len(windows)
         per_word = torch.log_softmax(self.linear(self.embed(windows)), dim=-1)
-        per_word = per_word * (windows != 0).unsqueeze(-1)  # the padding word says nothing
         log_p = torch.log_softmax(per_word.sum(dim=1), dim=-1)
         ce = -(targets * log_p).sum(dim=1)
         penalty = self.embed.weight.pow(2).sum() + self.linear.weight.pow(2).sum()

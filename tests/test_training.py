@@ -34,7 +34,6 @@ def naive_loss(wp, wc, b, windows, targets, weights, l2, m):
     """Eq. 3 written out: per-word log-softmax (Eq. 1), summed over the window and renormalised
     (Eq. 2), soft cross-entropy with dense targets, weighted mean, plus the L2 penalty."""
     per_word = torch.log_softmax(wp[windows] @ wc.T + b, dim=-1)  # m x n x |C|
-    per_word = per_word * (windows != 0)[..., None]  # padding: uniform P(c|pad) cancels in Z_2
     window = torch.log_softmax(per_word.sum(dim=1), dim=-1)
     ce = -(targets * window).sum(dim=1)
     return (weights * ce).sum() / m + l2 / (2 * m) * (wp.pow(2).sum() + wc.pow(2).sum())
@@ -52,7 +51,6 @@ def batch_of(collection, idx, window=3):
 def random_params(collection, dim=5, seed=0):
     g = torch.Generator().manual_seed(seed)
     wp = torch.randn(len(collection.vocab), dim, generator=g, dtype=torch.float64)
-    wp[0] = 0
     wc = torch.randn(collection.n_people, dim, generator=g, dtype=torch.float64)
     b = torch.randn(collection.n_people, generator=g, dtype=torch.float64)
     return wp, wc, b
@@ -108,13 +106,13 @@ def test_full_loss_passes_gradcheck(collection):
         params)
 
 
-def test_initialisation_is_glorot_uniform_with_zero_bias_and_padding():
+def test_initialisation_is_glorot_uniform_with_zero_bias():
     wp, wc, b = initial_parameters(5000, 300, TrainSettings(dim=40, seed=1))
     for m, bound in ((wp, math.sqrt(6 / 5040)), (wc, math.sqrt(6 / 340))):
         assert m.abs().max() <= bound
         assert m.abs().max() > 0.99 * bound
         assert abs(m.pow(2).mean().item() - bound**2 / 3) < 0.02 * bound**2  # var of U(-a, a)
-    assert torch.count_nonzero(wp[0]) == 0
+    assert torch.count_nonzero(wp[0]) == 40  # the padding token is a word like any other
     assert torch.count_nonzero(b) == 0
 
 

@@ -2,11 +2,11 @@
 
 Speed without approximation: in Eq. 2 each word's normaliser Z_1 is the same for every candidate
 and cancels in Z_2, so log P(c|w_1..w_n) = log_softmax_c(W_c . sum_i W_p[w_i] + k b_c) exactly,
-where k counts the window's real (non-padding) words. A batch therefore costs one embedding sum,
+where k = n is the window's length. A batch therefore costs one embedding sum,
 one m x |C| product and one log-sum-exp per window, instead of n per-word softmaxes; and the
 log-sum-exp streams over chunks of candidates (forward and backward), so memory is O(m x chunk),
-not O(m x n x |C|). The padding token contributes nothing: it is a word whose P(c|pad) is
-uniform, which cancels in Z_2 (its embedding row is zero and never updated).
+not O(m x n x |C|). The padding token that fills an incomplete last window (section 4.4) is a
+word like any other: Glorot-initialised and learned, so P(c|pad) is estimated from the data.
 
 Randomness is a pure function of the seed (initialisation) and of (seed, epoch) (the shuffle), so
 a checkpoint need only hold the parameters, the optimiser state and the position in the epoch
@@ -32,7 +32,7 @@ from expert_gui.core.errors import TrainingError
 from expert_gui.core.instances import Instances, make_instances
 from expert_gui.core.model import LogLinearModel
 from expert_gui.core.storage import CHECKPOINT_DIR, load_checkpoint, save_checkpoint, save_model
-from expert_gui.core.text import PAD_ID, TextSettings
+from expert_gui.core.text import TextSettings
 
 OPTIMIZERS = ("adadelta", "adam")
 DEVICES = ("auto", "cpu", "cuda", "mps")
@@ -152,7 +152,7 @@ class CandidateLogSumExp(torch.autograd.Function):
 
 
 class WindowSum(torch.autograd.Function):
-    """sum_i W_p[w_i] over each window's real words (padding adds nothing).
+    """sum_i W_p[w_i] over each window's words (the padding token included).
 
     The forward is `embedding_bag`; the backward scatters each window's gradient back to its
     words with one `index_add_`, about twice as fast on CPU as embedding_bag's own backward.
@@ -162,14 +162,13 @@ class WindowSum(torch.autograd.Function):
     def forward(ctx, wp, windows):
         ctx.save_for_backward(windows)
         ctx.shape = wp.shape
-        return F.embedding_bag(windows, wp, mode="sum", padding_idx=PAD_ID)
+        return F.embedding_bag(windows, wp, mode="sum")
 
     @staticmethod
     def backward(ctx, grad):
         (windows,) = ctx.saved_tensors
         grad_wp = grad.new_zeros(ctx.shape)
         grad_wp.index_add_(0, windows.reshape(-1), grad.repeat_interleave(windows.shape[1], 0))
-        grad_wp[PAD_ID] = 0.0
         return grad_wp, None
 
 
@@ -191,7 +190,7 @@ def window_cross_entropy(wp, wc, b, windows, rows, people, probs, weights, batch
     the targets p come as sparse (row, person, probability) triples.
     """
     h = WindowSum.apply(wp, windows)
-    k = (windows != PAD_ID).sum(dim=1).to(h.dtype)
+    k = h.new_full((len(windows),), windows.shape[1])
     lse = CandidateLogSumExp.apply(h, wc, b, k, chunk, compute_dtype)
     target_scores = (h[rows] * wc[people]).sum(dim=1) + k[rows] * b[people]
     expected = torch.zeros_like(lse).index_add_(0, rows, probs * target_scores)
@@ -256,14 +255,13 @@ def glorot_uniform(rows: int, cols: int, generator: torch.Generator) -> torch.Te
 
 def initial_parameters(n_words: int, n_people: int, settings: TrainSettings,
                        word_vectors=None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Glorot-uniform W_p (pretrained rows where given) and W_c, zero b_c; padding row zero."""
+    """Glorot-uniform W_p (pretrained rows where given) and W_c, zero b_c (section 4.4)."""
     g = torch.Generator().manual_seed(settings.seed)
     wp = glorot_uniform(n_words, settings.dim, g).float()
     wc = glorot_uniform(n_people, settings.dim, g).float()
     if word_vectors is not None:
         found = torch.from_numpy(word_vectors.found)
         wp[found] = torch.from_numpy(word_vectors.vectors[word_vectors.found]).float()
-    wp[PAD_ID] = 0.0
     return wp, wc, torch.zeros(n_people)
 
 
