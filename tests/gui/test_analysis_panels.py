@@ -111,9 +111,10 @@ def test_comparison_ranks_side_by_side_with_rank_changes(qtbot, state, model, co
     model2 = make_ranker("model2-jm", collection=collection).rank("packet socket")
     table = panel.rank_tables["model2"]
     base = {loglinear.person_ids[p]: r for r, p in enumerate(loglinear.people, start=1)}
+    names = dict(zip(model.person_ids, model.person_names, strict=True))
     for row in range(table.rowCount()):
         pid = model2.person_ids[model2.people[row]]
-        assert table.item(row, 2).text() == pid
+        assert table.item(row, 2).text() == names[pid]
         delta = base[pid] - (row + 1)
         assert table.item(row, 1).text() == (f"{delta:+d}" if delta else "·")
 

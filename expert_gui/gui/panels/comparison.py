@@ -226,6 +226,7 @@ class ComparisonPanel(QWidget):
         rankings = {"loglinear": ranking, "model2": self.model2.rank(ranking.query),
                     "ensemble": ensemble.rank(ranking.query)}
         base = {ranking.person_ids[p]: r for r, p in enumerate(ranking.people, start=1)}
+        names = dict(zip(self.state.model.person_ids, self.state.model.person_names, strict=True))
         for key, r in rankings.items():
             rows = []
             for rank, person in enumerate(r.people[:SHOWN], start=1):
@@ -234,7 +235,7 @@ class ComparisonPanel(QWidget):
                 cell = item(f"{delta:+d}" if delta else "·", align_right=True)
                 if key != "loglinear" and delta:
                     cell.setBackground(BETTER if delta > 0 else WORSE)
-                rows.append([rank, cell, pid])
+                rows.append([rank, cell, names.get(pid, pid)])
             fill_table(self.rank_tables[key], rows)
         self.query_label.setText(f"“{ranking.query}”: the top {SHOWN} of each method; Δ is the "
                                  "number of places a person moved up (+) or down (−) against "

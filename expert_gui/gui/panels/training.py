@@ -49,6 +49,8 @@ GUI_DEFAULTS = {"threads": max(1, (os.cpu_count() or 2) - 1)}
 
 # Fields the form shows as a file chooser, and fields with a fixed set of choices.
 PATH_FIELDS = ("embeddings",)
+# What a zero means, shown in place of the number.
+SPECIAL_ZERO = {"learning_rate": "optimizer's default"}
 CHOICES = {"optimizer": OPTIMIZERS, "device": DEVICES}
 
 TOOLTIPS = {
@@ -239,6 +241,8 @@ class SettingsForm(QWidget):
             w.setDecimals(6)
             w.setRange(0.0, 1e9)
             w.setSingleStep(10 ** math.floor(math.log10(abs(value))) if value else 0.01)
+            if name in SPECIAL_ZERO:
+                w.setSpecialValueText(SPECIAL_ZERO[name])
             w.setValue(value)
             return w
         if value is None or isinstance(value, str):
