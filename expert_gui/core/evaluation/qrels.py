@@ -10,13 +10,18 @@ Qrels = dict[str, dict[str, int]]
 """topic id -> person id -> relevance grade (0 = judged not relevant)."""
 
 
+def text_lines(path: Path, what: str) -> list[str]:
+    """A TREC-style file's lines; an unreadable file is a `TopicsError` naming it."""
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TopicsError(path, None, f"cannot read {what}: {exc}") from exc
+
+
 def read_qrels(path: str | Path) -> Qrels:
     """Read a qrels file; any malformed line is a `TopicsError` naming the file and line."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TopicsError(path, None, f"cannot read qrels: {exc}") from exc
+    lines = text_lines(path, "qrels")
     qrels: Qrels = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip() or line.lstrip().startswith("#"):

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from expert_gui.core.errors import TopicsError
+from expert_gui.core.evaluation.qrels import text_lines
 from expert_gui.core.ranking import Ranking
 
 Run = dict[str, dict[str, float]]
@@ -34,10 +35,7 @@ def write_run(path: str | Path, rankings: Mapping[str, Ranking], tag: str) -> No
 def read_run(path: str | Path) -> Run:
     """Read a TREC run; a malformed line is a `TopicsError` naming the file and line."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TopicsError(path, None, f"cannot read run: {exc}") from exc
+    lines = text_lines(path, "run")
     run: Run = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():

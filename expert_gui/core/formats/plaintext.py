@@ -11,7 +11,13 @@ from pathlib import Path
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats.associations import companion, read_associations, read_people
-from expert_gui.core.formats.reading import Progress, decode_bytes, file_state, visible_files
+from expert_gui.core.formats.reading import (
+    Progress,
+    decode_bytes,
+    file_state,
+    present,
+    visible_files,
+)
 
 NAME = "text"
 
@@ -34,14 +40,13 @@ def input_files(path: Path, associations: Path | None,
 
 
 def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:
-    docs, assoc, people = input_files(path, associations, people)
-    return [file_state(f) for f in [*docs, assoc, people] if f is not None]
+    return [file_state(f) for f in present(*input_files(path, associations, people))]
 
 
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
     docs, assoc, people = input_files(path, associations, people)
-    progress.total = sum(f.stat().st_size for f in [*docs, assoc, people] if f is not None)
+    progress.total = sum(f.stat().st_size for f in present(docs, assoc, people))
     for f in docs:
         try:
             data = f.read_bytes()

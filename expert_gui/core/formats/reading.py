@@ -81,6 +81,11 @@ class Progress:
             self._callback(LoadProgress(self.done, self.total, message))
 
 
+def present(docs: list[Path], *others: Path | None) -> list[Path]:
+    """The documents and whichever of the other input files exist, in reading order."""
+    return [*docs, *(f for f in others if f is not None)]
+
+
 def file_state(path: Path) -> str:
     """What identifies a file's content for the cache: path, size and modification time."""
     st = path.stat()

@@ -17,7 +17,7 @@ from pathlib import Path
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats.associations import companion, read_associations, read_people
-from expert_gui.core.formats.reading import Progress, file_state, read_lines, visible_files
+from expert_gui.core.formats.reading import Progress, file_state, present, read_lines, visible_files
 
 NAME = "trec"
 _DOC_TAG = re.compile(r"<(/?)DOC>", re.IGNORECASE)
@@ -68,14 +68,13 @@ def input_files(path: Path, associations: Path | None,
 
 
 def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:
-    docs, assoc, people = input_files(path, associations, people)
-    return [file_state(f) for f in [*docs, assoc, people] if f is not None]
+    return [file_state(f) for f in present(*input_files(path, associations, people))]
 
 
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
     docs, assoc, people = input_files(path, associations, people)
-    progress.total = sum(f.stat().st_size for f in [*docs, assoc, people] if f is not None)
+    progress.total = sum(f.stat().st_size for f in present(docs, assoc, people))
     for f in docs:
         read_trec_file(f, builder, progress, required=not path.is_dir())
     read_associations(assoc, builder, progress)
