@@ -367,7 +367,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         if settings.early_stopping and run.bad_epochs >= settings.patience:
             break
     save()
-    model = _to_model(net, run, settings, collection, word_vectors)
+    model = _to_model(net, run, settings, collection, word_vectors, stopped)
     if out_dir is not None and dist.is_main:
         save_model(model, out_dir)
     return model
@@ -524,7 +524,8 @@ def _save_checkpoint(folder: Path, net, optimizer, run: _Run, settings, collecti
         tensors[f"best.{k}"] = v
     save_checkpoint(folder, tensors, {
         "settings": settings.to_dict(), "text_settings": collection.settings.to_dict(),
-        "collection_fingerprint": collection.fingerprint,
+        "collection_fingerprint": collection.fingerprint, "collection_source": collection.source,
+        "total_steps": run.steps_per_epoch * settings.epochs,
         "param_groups": opt["param_groups"], "run": run.state(),
     })
 
@@ -566,9 +567,12 @@ def _restore(folder: Path, net, optimizer, run: _Run, settings, collection) -> N
         setattr(run, k, v)
 
 
-def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors) -> LogLinearModel:
+def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors,
+              stopped: bool = False) -> LogLinearModel:
     params = run.best if (settings.early_stopping and run.best) else net.state_dict()
-    extra = {"best_epoch": run.best_epoch, "steps": run.step}
+    # `stopped`: the user stopped the run, so the model is partial (the app marks it so).
+    extra = {"best_epoch": run.best_epoch, "steps": run.step,
+             "total_steps": run.steps_per_epoch * settings.epochs, "stopped": stopped}
     if word_vectors is not None:
         extra["embeddings_coverage"] = word_vectors.coverage()
     return LogLinearModel(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QLabel,
     QMainWindow,
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui import PAPER_CITATION, __version__
+from expert_gui.core.model_folders import partial_text
 from expert_gui.core.paths import config_dir, log_dir
 from expert_gui.gui.app import APP_NAME, demo_collection_path
 from expert_gui.gui.panels.collection import CollectionPanel
@@ -25,8 +27,11 @@ from expert_gui.gui.panels.neighbours import NeighboursPanel
 from expert_gui.gui.panels.query import QueryPanel
 from expert_gui.gui.panels.training import TrainingPanel
 from expert_gui.gui.state import AppState
+from expert_gui.gui.widgets import ElidedLabel
 
 SETTINGS_FILE = "gui.ini"
+DEFAULT_SIZE = QSize(1280, 800)
+SCREEN_SHARE = 0.9  # a new window takes at most this share of the screen's free area
 
 # Background work named in the status bar while it runs, by TaskRunner slot.
 BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "indexing Model 2",
@@ -36,6 +41,43 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
 def settings() -> QSettings:
     """Settings in the app's own config folder (so EXPERT_GUI_HOME isolates tests and installs)."""
     return QSettings(str(config_dir() / SETTINGS_FILE), QSettings.Format.IniFormat)
+
+
+def fit_rect(rect: QRect, available: QRect) -> QRect:
+    """`rect` shrunk to fit inside `available` and moved into it (a window restored from a
+    larger screen, or from a session at another scale factor, must open whole)."""
+    width = min(rect.width(), available.width())
+    height = min(rect.height(), available.height())
+    x = min(max(rect.x(), available.left()), available.left() + available.width() - width)
+    y = min(max(rect.y(), available.top()), available.top() + available.height() - height)
+    return QRect(x, y, width, height)
+
+
+class ShortcutsEverywhere(QObject):
+    """The window's menu shortcuts work wherever the focus is.
+
+    A line edit claims some keys for itself before shortcuts are looked up (Ctrl+E moves its
+    cursor to the end of the line on X11), so Ctrl+E typed in the query box used to edit the
+    query instead of exporting. This filter keeps those claims from the window's own shortcuts.
+    """
+
+    def __init__(self, window: QMainWindow, actions: list[QAction]):
+        super().__init__(window)
+        self.window = window
+        self.actions = actions
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() != QEvent.Type.ShortcutOverride:
+            return False
+        if not isinstance(watched, QWidget) or watched.window() is not self.window:
+            return False
+        pressed = QKeySequence(event.keyCombination())
+        for action in self.actions:
+            if action.isEnabled() and any(
+                    s.matches(pressed) == QKeySequence.SequenceMatch.ExactMatch
+                    for s in action.shortcuts()):
+                return True  # not claimed by the widget: the shortcut fires
+        return False
 
 
 def compute_device_text() -> str:
@@ -69,14 +111,20 @@ class MainWindow(QMainWindow):
             "Model 2 comparison": self.comparison_panel,
         }
         self.docks: dict[str, QDockWidget] = {}
+        self.shortcut_actions: list[QAction] = []
         self._build_docks()
         self._build_status_bar()
         self._build_actions()
         self.state.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        self.state.model_dropped.connect(lambda text: self.statusBar().showMessage(text, 15000))
         self.state.model_changed.connect(self._show_model_state)
         self.state.collection_changed.connect(self._remember_collection)
         self.state.query_requested.connect(lambda _: self.show_panel("Query"))
-        self.resize(1280, 800)
+        self.state.collection_requested.connect(self.collection_panel.open_collection)
+        self.state.model_requested.connect(self.training_panel.open_model)
+        self.shortcuts = ShortcutsEverywhere(self, self.shortcut_actions)
+        QApplication.instance().installEventFilter(self.shortcuts)
+        self.resize(self._default_size())
         self._restore_layout()
 
     # -- building ---------------------------------------------------------------------------------
@@ -106,6 +154,7 @@ class MainWindow(QMainWindow):
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
+            self.shortcut_actions.append(action)
         action.setStatusTip(tip)
         action.setToolTip(f"{tip} ({QKeySequence(shortcut).toString()})" if shortcut else tip)
         action.triggered.connect(slot)
@@ -172,17 +221,18 @@ class MainWindow(QMainWindow):
         self._update_training_actions()
 
     def _build_status_bar(self) -> None:
-        self.device_label = QLabel(compute_device_text())
+        # Every label of the status bar shortens itself rather than widen the window.
+        self.device_label = ElidedLabel(compute_device_text())
         self.device_label.setObjectName("device-label")
-        self.model_label = QLabel("No model")
+        self.model_label = ElidedLabel("No model")
         self.model_label.setObjectName("model-label")
-        self.busy_label = QLabel("")
+        self.busy_label = ElidedLabel("")
         self.busy_label.setObjectName("busy-label")
         self.busy_label.setStyleSheet("color: #495057;")
         self.state.runner.started.connect(self._show_busy)
         self.state.runner.finished.connect(self._show_busy)
         self.training_label = QLabel("Training…")
-        self.training_label.setStyleSheet("color: #d9480f; font-weight: bold;")
+        self.training_label.setObjectName("training-label")
         self.training_label.setVisible(False)
         for label in (self.busy_label, self.training_label, self.model_label, self.device_label):
             label.setContentsMargins(8, 0, 8, 0)
@@ -206,12 +256,13 @@ class MainWindow(QMainWindow):
         self.collection_panel.open_collection(path)
 
     def open_startup_collection(self) -> None:
-        """The last collection and model when they still exist; the demo on a first launch."""
+        """The last collection when it still exists (the demo on a first launch), then the last
+        model, but only if it belongs to that collection."""
         s = settings()
         last = s.value("last/collection", "")
         model = s.value("last/model", "")
         if model and Path(model).is_dir():
-            self.training_panel.open_model(Path(model))
+            self.training_panel.restore_after_collection(Path(model))
         if last and Path(last).exists():
             self.collection_panel.open_collection(Path(last))
         else:
@@ -245,6 +296,10 @@ class MainWindow(QMainWindow):
         self.pause_action.setEnabled(tp.is_training())
         self.stop_action.setEnabled(tp.is_training())
         self.training_label.setVisible(tp.is_training())
+        paused = tp.is_paused()
+        self.training_label.setText("Training paused" if paused else "Training…")
+        self.training_label.setStyleSheet("color: #495057; font-weight: bold;" if paused
+                                          else "color: #d9480f; font-weight: bold;")
 
     def _show_busy(self, _slot: str = "") -> None:
         """Which background work runs now (training has its own label)."""
@@ -257,8 +312,9 @@ class MainWindow(QMainWindow):
             self.model_label.setText("No model")
             return
         name = self.state.model_path.name if self.state.model_path else "unsaved model"
+        partial = f", partial: {partial_text(model)}" if partial_text(model) else ""
         self.model_label.setText(f"Model: {name} ({model.n_people:,} people, "
-                                 f"{len(model.vocab):,} words, dim {model.dim})")
+                                 f"{len(model.vocab):,} words, dim {model.dim}{partial})")
         if self.state.model_path is not None:
             settings().setValue("last/model", str(self.state.model_path))
 
@@ -267,6 +323,16 @@ class MainWindow(QMainWindow):
             settings().setValue("last/collection", str(self.state.collection_path))
 
     # -- layout and closing -------------------------------------------------------------------------
+    def _available(self) -> QRect:
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        return screen.availableGeometry()
+
+    def _default_size(self) -> QSize:
+        """1280 x 800, or less on a small screen (or a large scale factor): never beyond it."""
+        available = self._available()
+        return DEFAULT_SIZE.boundedTo(QSize(int(available.width() * SCREEN_SHARE),
+                                            int(available.height() * SCREEN_SHARE)))
+
     def _restore_layout(self) -> None:
         s = settings()
         geometry = s.value("window/geometry")
@@ -275,6 +341,16 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if isinstance(state, QByteArray):
             self.restoreState(state)
+        self.fit_to_screen()
+
+    def fit_to_screen(self) -> None:
+        """Keep the whole window on the screen it opens on."""
+        if self.isMaximized() or self.isFullScreen():
+            return
+        available = self._available()
+        fitted = fit_rect(self.geometry(), available)
+        if fitted != self.geometry():
+            self.setGeometry(fitted)
 
     def save_layout(self) -> None:
         s = settings()

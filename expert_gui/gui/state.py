@@ -2,6 +2,9 @@
 
 Panels never call each other; they read and set this state and react to its signals, so each
 panel can be built, tested and screenshotted alone.
+
+One rule holds throughout: the model belongs to the collection on screen. Opening another
+collection closes a model trained on something else, and its topics and qrels go with it.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from expert_gui.core.model_folders import model_fits
 from expert_gui.gui.workers import TaskRunner
 
 
@@ -20,6 +24,9 @@ class AppState(QObject):
     query_requested = Signal(str)  # run this query (from any panel)
     ranked = Signal(object)  # the log-linear Ranking of the current query
     message = Signal(str)  # a line for the status bar
+    model_dropped = Signal(str)  # a model was closed: it did not belong to the new collection
+    collection_requested = Signal(object)  # a panel asks to open this collection path
+    model_requested = Signal(object)  # a panel asks to open this model folder
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -35,11 +42,30 @@ class AppState(QObject):
         self.ranking = None
 
     def set_collection(self, collection, path: str | Path | None) -> None:
+        """Show another collection: its own topics and qrels (none until opened), and the model
+        only if it was trained on it."""
         self.collection = collection
         self.collection_path = Path(path) if path is not None else None
+        if self.topics or self.qrels:
+            self.topics, self.topics_path, self.qrels, self.qrels_path = {}, None, {}, None
+            self.topics_changed.emit()
+        model = self.model
+        if model is not None and not self.fits(model):
+            name = self.model_path.name if self.model_path is not None else "the trained model"
+            self.set_model(None, None)
+            trained_on = Path(model.collection_source).name if model.collection_source \
+                else "another collection"
+            self.model_dropped.emit(f"Closed {name}: it was trained on {trained_on}, not on "
+                                    f"{collection.name}.")
         self.collection_changed.emit(collection)
 
+    def fits(self, model) -> bool:
+        """Whether `model` may answer for the open collection (always, when none is open)."""
+        return self.collection is None or model_fits(model, self.collection)
+
     def set_model(self, model, path: str | Path | None) -> None:
+        if model is not None and not self.fits(model):
+            raise ValueError("the model was not trained on the open collection")
         self.model = model
         self.model_path = Path(path) if path is not None else None
         self.ranking = None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGroupBox,
     QHeaderView,
+    QLabel,
+    QSizePolicy,
     QStyle,
     QStyledItemDelegate,
     QTableWidget,
@@ -79,6 +81,94 @@ class BarDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+class ElidedLabel(QLabel):
+    """One line of plain text that shortens itself with "…" instead of widening the window (a
+    long path or model name in the status bar once pushed a maximised window off the screen).
+    The whole text is in the tooltip."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(self.fontMetrics().averageCharWidth() * 8)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def text(self) -> str:
+        """The whole text, not the shortened one on screen."""
+        return self._full
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4,
+                     super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self.minimumWidth(), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle,
+                                              max(self.width() - 2, 0))
+        if shown != QLabel.text(self):
+            super().setText(shown)
+
+
+class ColumnFitter(QObject):
+    """Lays out a table's columns to its width, so the important ones never leave the screen.
+
+    `content` columns get their contents' width, `fixed` ones the given width, and the
+    `elastic` ones (long names and ids) share what is left, shortened with "…" when it is too
+    little. The table never scrolls sideways, however narrow it gets.
+    """
+
+    def __init__(self, table: QTableWidget, *, content=(), fixed: dict | None = None,
+                 elastic=()):
+        super().__init__(table)
+        self.table = table
+        self.content, self.fixed, self.elastic = tuple(content), dict(fixed or {}), tuple(elastic)
+        header = table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(16)
+        for c in range(table.columnCount()):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.Fixed)
+        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        table.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def natural_width(self, column: int) -> int:
+        return max(self.table.sizeHintForColumn(column),
+                   self.table.horizontalHeader().sectionSizeHint(column))
+
+    def fit(self) -> None:
+        table = self.table
+        available = table.viewport().width()
+        widths = {c: self.natural_width(c) for c in self.content}
+        widths.update(self.fixed)
+        left = max(available - sum(widths.values()), 0)
+        natural = {c: max(self.natural_width(c), 1) for c in self.elastic}
+        total = sum(natural.values())
+        if self.elastic:
+            if total <= left:  # room for all: the last elastic column takes the rest
+                widths.update(natural)
+                widths[self.elastic[-1]] += left - total
+            else:  # each shrinks in proportion to its natural width
+                for c in self.elastic:
+                    widths[c] = max(left * natural[c] // total, 16)
+        for c, w in widths.items():
+            table.setColumnWidth(c, w)
+
+
 def boxed(title: str, widget: QWidget) -> QGroupBox:
     """A widget in a titled group box."""
     box = QGroupBox(title)
@@ -86,6 +176,36 @@ def boxed(title: str, widget: QWidget) -> QGroupBox:
     layout.setContentsMargins(6, 6, 6, 6)
     layout.addWidget(widget)
     return box
+
+
+def set_placeholder(plot: pg.PlotWidget, text: str | None) -> None:
+    """While a plot has nothing to show, a centred message over axes that span [0, 1] without
+    numbers (pyqtgraph's empty default runs from about -0.4 to 0.4); `None` takes it away."""
+    note = getattr(plot, "_placeholder", None)
+    if note is None:
+        note = pg.TextItem("", color="#868e96", anchor=(0.5, 0.5))
+        note.setZValue(100)
+        plot._placeholder = note
+    empty = text is not None
+    for side in ("bottom", "left"):
+        plot.getAxis(side).setStyle(showValues=not empty)
+    plot.setMouseEnabled(x=not empty, y=not empty)
+    if empty:
+        note.setText(text)
+        if note.scene() is None:
+            plot.addItem(note, ignoreBounds=True)
+        plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        note.setPos(0.5, 0.5)
+    else:
+        if note.scene() is not None:
+            plot.removeItem(note)
+        plot.enableAutoRange()
+
+
+def placeholder_text(plot: pg.PlotWidget) -> str | None:
+    """The message a plot shows instead of data, or None when it shows data."""
+    note = getattr(plot, "_placeholder", None)
+    return note.textItem.toPlainText() if note is not None and note.scene() is not None else None
 
 
 def make_plot(title: str = "", x_label: str = "", y_label: str = "") -> pg.PlotWidget:

@@ -26,14 +26,22 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.evaluation.runs import write_run
+from expert_gui.core.model_folders import (
+    COMPLETE,
+    PARTIAL,
+    list_model_folders,
+    partial_text,
+)
+from expert_gui.core.paths import models_dir
 from expert_gui.core.rankers import make_ranker
-from expert_gui.core.rankers.loglinear import LogLinearRanker
+from expert_gui.core.rankers.loglinear import LogLinearRanker, supporting_documents
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import BarDelegate, boxed, fill_table, item, make_table
+from expert_gui.gui.widgets import BarDelegate, ColumnFitter, boxed, fill_table, item, make_table
 
 DEFAULT_DEPTH = 50
 TREC_TOPIC_ID = "query"
+SHOWN_DOCUMENTS = 50  # supporting documents listed per person (the title says how many exist)
 
 
 class WordCompleter(QCompleter):
@@ -88,15 +96,23 @@ class QueryPanel(QWidget):
         self.export_button.setToolTip("Save the ranking as CSV or as a TREC run (Ctrl+E)")
         self.export_button.clicked.connect(self.export_ranking)
         self.words_label = QLabel("Train or open a model to query.")
+        self.words_label.setObjectName("query-words")
         self.words_label.setWordWrap(True)
         self.words_label.setTextFormat(Qt.TextFormat.RichText)
+        self.words_label.linkActivated.connect(self._link)
 
+        # P(c|q) and its bar keep their width; ids and names share the rest, shortened with
+        # "…" when the panel is narrow, so every number and bar stays on screen.
+        bar_width = self.fontMetrics().horizontalAdvance("0") * 14
         self.results = make_table(["Rank", "Person", "Name", "P(c|q)", ""])
         self.results.setItemDelegateForColumn(4, BarDelegate(self.results))
-        self.results.horizontalHeader().setMinimumSectionSize(60)
+        self.results_fitter = ColumnFitter(self.results, content=(0, 3), fixed={4: bar_width},
+                                           elastic=(1, 2))
         self.results.currentCellChanged.connect(lambda row, *_: self._explain(row))
         self.words_table = make_table(["Query word", "log P(c|w)", "P(c|w)", ""])
         self.words_table.setItemDelegateForColumn(3, BarDelegate(self.words_table))
+        self.words_fitter = ColumnFitter(self.words_table, content=(1, 2),
+                                         fixed={3: bar_width}, elastic=(0,))
         self.docs_table = make_table(["Document", "Matches", "Query words"])
         self.docs_table.currentCellChanged.connect(lambda row, *_: self._show_document(row))
         self.doc_view = QTextBrowser()
@@ -116,13 +132,15 @@ class QueryPanel(QWidget):
         wl.addWidget(self.why_label)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(boxed("Each query word's evidence", self.words_table))
-        split.addWidget(boxed("Supporting documents", self.docs_table))
+        self.docs_box = boxed("Supporting documents", self.docs_table)
+        split.addWidget(self.docs_box)
         split.addWidget(self.doc_view)
         split.setSizes([160, 160, 220])
         wl.addWidget(split, 1)
 
         main = QSplitter(Qt.Orientation.Horizontal)
-        main.addWidget(boxed("Ranked people", self.results))
+        self.results_box = boxed("Ranked people", self.results)
+        main.addWidget(self.results_box)
         main.addWidget(why)
         main.setSizes([640, 600])
 
@@ -132,6 +150,7 @@ class QueryPanel(QWidget):
         layout.addWidget(main, 1)
 
         state.model_changed.connect(self._model_changed)
+        state.collection_changed.connect(lambda _: self._model_changed(self.state.model))
         state.query_requested.connect(self.set_query)
         self._model_changed(state.model)
 
@@ -142,14 +161,50 @@ class QueryPanel(QWidget):
         for w in (self.query_edit, self.search_button, self.depth_spin):
             w.setEnabled(enabled)
         self.export_button.setEnabled(False)
+        self.ranking = None
+        self._clear_results()
         if model is None:
             self.completer.set_words([])
+            self.words_label.setText(self._no_model_text())
             return
         self.completer.set_words(model.vocab.words[1:])
-        self.words_label.setText(f"{model.n_people:,} people, {len(model.vocab) - 1:,} words "
-                                 "known. Press Enter to rank.")
+        text = (f"{model.n_people:,} people, {len(model.vocab) - 1:,} words known. "
+                "Press Enter to rank.")
+        if partial_text(model):
+            text += (f' <span style="color:#d9480f">A <b>partial</b> model: training was '
+                     f"{html.escape(partial_text(model))}.</span>")
+        self.words_label.setText(text)
         if self.query_edit.text().strip():
             self.run_query()
+
+    def _no_model_text(self) -> str:
+        """With no model: the saved models of this collection, newest first, to open."""
+        collection = self.state.collection
+        if collection is None:
+            return "Open a collection, then train or open a model to query."
+        saved = [f for f in list_model_folders(models_dir())
+                 if f.kind in (COMPLETE, PARTIAL) and f.belongs_to(collection)]
+        name = html.escape(collection.name)
+        if not saved:
+            return (f"No model for <b>{name}</b> yet: train one (Ctrl+T), then query here.")
+        links = ", ".join(f'<a href="{html.escape(str(f.path))}">{html.escape(f.name)}</a>'
+                          + (" (partial)" if f.kind == PARTIAL else "") for f in saved[:3])
+        more = f" and {len(saved) - 3} more in the Training panel" if len(saved) > 3 else ""
+        return (f"No model open for <b>{name}</b>. Open one trained on it (newest first): "
+                f"{links}{more}; or train a new one (Ctrl+T).")
+
+    def _link(self, href: str) -> None:
+        self.state.model_requested.emit(Path(href))
+
+    def _clear_results(self) -> None:
+        """Nothing on the right may explain a ranking that is no longer on the left."""
+        for table in (self.results, self.words_table, self.docs_table):
+            table.setRowCount(0)
+        self._documents = []
+        self.doc_view.clear()
+        self.why_label.setText("Select a person to see why they rank there.")
+        self.docs_box.setTitle("Supporting documents")
+        self.results_box.setTitle("Ranked people")
 
     def focus_query(self) -> None:
         self.query_edit.setFocus()
@@ -197,13 +252,16 @@ class QueryPanel(QWidget):
             bar = item("")
             bar.setData(Qt.ItemDataRole.UserRole, p / top_p if top_p > 0 else 0.0)
             bar.setToolTip(f"P(c|q) = {p:.4g}")
-            rows.append([rank, model.person_ids[person], model.person_names[person],
-                         item(f"{p:.4f}", align_right=True), bar])
-        self.words_table.setRowCount(0)
-        self.docs_table.setRowCount(0)
-        self.doc_view.clear()
+            name = model.person_names[person]
+            rows.append([rank, item(model.person_ids[person], tooltip=model.person_ids[person]),
+                         item(name, tooltip=name), item(f"{p:.4f}", align_right=True), bar])
+        self._clear_results()
         fill_table(self.results, rows)
-        self.results.setColumnWidth(4, 160)
+        self.results_fitter.fit()
+        if len(ranking):
+            self.results_box.setTitle(f"Ranked people: top {len(rows):,} of {len(ranking):,}"
+                                      if len(rows) < len(ranking) else
+                                      f"Ranked people: all {len(rows):,}")
         if rows:
             self.results.selectRow(0)
             self._explain(0)
@@ -213,7 +271,7 @@ class QueryPanel(QWidget):
         if self.ranking is None or row < 0 or row >= len(self.ranking):
             return
         person = int(self.ranking.people[row])
-        explanation = self.ranker.explain(self.ranking, person, self.state.collection)
+        explanation = self.ranker.explain(self.ranking, person)
         model = self.state.model
         self.why_label.setText(
             f"<b>{html.escape(model.person_names[person])}</b> "
@@ -227,7 +285,15 @@ class QueryPanel(QWidget):
             rows.append([word, item(f"{log_p:.3f}", align_right=True),
                          item(f"{np.exp(log_p):.4f}", align_right=True), bar])
         fill_table(self.words_table, rows)
-        self._documents = list(explanation.documents)
+        self.words_fitter.fit()
+        collection = self.state.collection
+        found = () if collection is None else all_supporting_documents(
+            collection, model.person_ids[person], self.ranking.known_words)
+        self._documents = list(found[:SHOWN_DOCUMENTS])
+        self.docs_box.setTitle(
+            f"Supporting documents: {len(self._documents):,} of {len(found):,} (most query-word "
+            "occurrences first)" if len(found) > len(self._documents) else
+            f"Supporting documents: {len(found):,}")
         self.doc_view.clear()
         fill_table(self.docs_table, [[d.doc_id, d.matches, ", ".join(d.words)]
                                      for d in self._documents])
@@ -272,6 +338,15 @@ class QueryPanel(QWidget):
             show_error(self, f"Cannot write {path.name}", exc)
             return
         self.state.message.emit(f"Saved the ranking to {path}")
+
+
+def all_supporting_documents(collection, person_id: str, words) -> tuple:
+    """Every document of the person that holds a query word, most occurrences first."""
+    person = collection.person_index.get(person_id)
+    if person is None:
+        return ()
+    return supporting_documents(collection, person_id, list(dict.fromkeys(words)),
+                                n=len(collection.documents_of(person)))
 
 
 def write_ranking_csv(path: Path, ranking, person_names: list[str]) -> None:

@@ -1,9 +1,11 @@
-"""Training panel: the settings form (the paper's defaults), Train / Pause / Stop, the live loss
-plot, speed, ETA and memory, and the list of saved models to reopen without retraining."""
+"""Training panel: the settings form (the paper's defaults, or the collection's suggestions),
+Train / Pause / Stop, the live loss plot, speed, ETA and memory, and the saved models: finished,
+partial (stopped) and interrupted runs, to reopen or continue without retraining."""
 
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import math
 import os
@@ -13,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -26,6 +29,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -34,11 +38,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.errors import ModelFileError
+from expert_gui.core.model_folders import (
+    DAMAGED,
+    INTERRUPTED,
+    ModelFolder,
+    list_model_folders,
+    partial_text,
+    read_model_folder,
+)
 from expert_gui.core.paths import models_dir
-from expert_gui.core.storage import MANIFEST_FILE, load_model
+from expert_gui.core.storage import load_model
 from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings, train
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
+from expert_gui.gui.widgets import placeholder_text, set_placeholder
 from expert_gui.gui.workers import TaskBusy
 
 REDRAW_MS = 100  # the loss plot redraws at most ten times a second
@@ -111,19 +125,6 @@ def format_bytes(n: int | None) -> str:
     return ""
 
 
-def saved_models() -> list[tuple[Path, dict]]:
-    """Model folders in the user's data folder, newest first, with their manifests."""
-    found = []
-    for manifest in models_dir().glob(f"*/{MANIFEST_FILE}"):
-        try:
-            meta = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # a damaged folder is listed by nothing; opening it by hand explains why
-        found.append((manifest.parent, meta))
-    found.sort(key=lambda pm: pm[0].stat().st_mtime, reverse=True)
-    return found
-
-
 class LossPlot(pg.PlotWidget):
     """Training loss (raw and smoothed) and validation loss, redrawn from a timer."""
 
@@ -152,6 +153,7 @@ class LossPlot(pg.PlotWidget):
         self.val_steps: list[int] = []
         self.val_losses: list[float] = []
         self.dirty = True
+        set_placeholder(self, "The loss appears here while a model trains.")
 
     def add(self, step: int, train_loss: float | None, val_loss: float | None) -> None:
         """One progress event. The epoch's closing event repeats its last step (skipped); every
@@ -171,6 +173,8 @@ class LossPlot(pg.PlotWidget):
         if not self.dirty:
             return
         self.dirty = False
+        if self.steps and placeholder_text(self) is not None:
+            set_placeholder(self, None)
         x = np.asarray(self.steps, dtype=np.float64)
         y = np.asarray(self.losses, dtype=np.float64)
         self.raw_curve.setData(x, y)
@@ -200,6 +204,8 @@ class SettingsForm(QWidget):
     """A form built from `TrainSettings`' fields, so every setting the trainer has is offered
     with its default (the paper's, section 4.4), except the few in GUI_DEFAULTS."""
 
+    changed = Signal()
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.widgets: dict[str, QWidget] = {}
@@ -223,18 +229,23 @@ class SettingsForm(QWidget):
             w = QComboBox()
             w.addItems(list(CHOICES[name]))
             w.setCurrentText(str(value))
+            w.currentTextChanged.connect(self.changed)
             return w
         if name in PATH_FIELDS:
-            return _PathField(value or "")
+            w = _PathField(value or "")
+            w.edit.textChanged.connect(self.changed)
+            return w
         if isinstance(value, bool):
             w = QCheckBox()
             w.setChecked(value)
+            w.toggled.connect(self.changed)
             return w
         if isinstance(value, int):
             w = QSpinBox()
             w.setRange(0, 2**31 - 1)
             w.setGroupSeparatorShown(True)
             w.setValue(value)
+            w.valueChanged.connect(self.changed)
             return w
         if isinstance(value, float):
             w = QDoubleSpinBox()
@@ -244,9 +255,12 @@ class SettingsForm(QWidget):
             if name in SPECIAL_ZERO:
                 w.setSpecialValueText(SPECIAL_ZERO[name])
             w.setValue(value)
+            w.valueChanged.connect(self.changed)
             return w
         if value is None or isinstance(value, str):
-            return QLineEdit("" if value is None else value)
+            w = QLineEdit("" if value is None else value)
+            w.textChanged.connect(self.changed)
+            return w
         return None  # tuples and nested settings keep their defaults
 
     def settings(self) -> TrainSettings:
@@ -266,11 +280,10 @@ class SettingsForm(QWidget):
                 values[name] = w.text() or (None if default is None else "")
         return dataclasses.replace(defaults, **values)
 
-    def reset(self) -> None:
-        """Back to the defaults (the paper's, section 4.4)."""
-        defaults = form_defaults()
+    def show_settings(self, settings: TrainSettings) -> None:
+        """Every field from `settings` (the form's own extras, threads, from form_defaults)."""
         for name in self.widgets:
-            self.set_value(name, getattr(defaults, name))
+            self.set_value(name, getattr(settings, name))
 
     def set_value(self, name: str, value) -> None:
         w = self.widgets[name]
@@ -298,8 +311,9 @@ class _PathField(QWidget):
         layout.addWidget(button)
 
     def _choose(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Pretrained word vectors", "",
-                                              "Word vectors (*.txt *.vec *.bin *.gz);;All (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Pretrained word vectors", "",
+            "Word vectors (*.txt *.vec *.bin *.gz);;All files (*)")
         if path:
             self.edit.setText(path)
 
@@ -313,6 +327,29 @@ class _PathField(QWidget):
         self.edit.setToolTip(tip)
 
 
+def collection_defaults(collection) -> tuple[TrainSettings, str, str]:
+    """The form's defaults for a collection: its `train_settings.json` over the paper's, when it
+    ships one. Returns the settings, where they come from (for the form's caption), and a
+    problem with the file ('' when none)."""
+    paper = form_defaults()
+    path = suggested_settings_path(collection.source) if collection is not None else None
+    if path is None:
+        return paper, "the paper's (section 4.4)", ""
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(values, dict):
+            raise ValueError("expected a JSON object of training settings")
+        known = {f.name for f in dataclasses.fields(TrainSettings)}
+        suggested = dataclasses.replace(paper, **{k: v for k, v in values.items() if k in known})
+    except (OSError, ValueError, TypeError) as exc:
+        return paper, "the paper's (section 4.4)", f"ignored {path}: {exc}"
+    return suggested, f"suggested by {collection.name}'s {path.name}", ""
+
+
+# Colours of the saved-models list: runs of another collection and unusable folders are grey.
+OTHER_COLLECTION = QColor("#868e96")
+
+
 class TrainingPanel(QWidget):
     training_state_changed = Signal()
 
@@ -322,12 +359,27 @@ class TrainingPanel(QWidget):
         self.setObjectName("training-panel")
         self._task = None
         self._model_folder: Path | None = None
+        self._run_text = ""  # "Training on X; saving to Y" while a run lasts
+        self._defaults, self._defaults_source = form_defaults(), "the paper's (section 4.4)"
+        self._form_origin = ""  # set while the form shows a continued run's settings
+        self._restore_folder: Path | None = None  # the last session's model, once its
+        # collection is open
+        self._waiting_model = None  # (model, folder) opened with its own collection
+        self._finished_text = ""  # how the last run ended, until another starts
 
         self.form = SettingsForm()
+        self.form.changed.connect(self._show_form_origin)
         form_scroll = QScrollArea()
         form_scroll.setWidget(self.form)
         form_scroll.setWidgetResizable(True)
-        form_scroll.setMinimumWidth(330)
+        form_scroll.setMinimumHeight(4 * self.fontMetrics().height())
+        self.defaults_label = QLabel()
+        self.defaults_label.setObjectName("defaults-label")
+        self.defaults_label.setWordWrap(True)
+        self.defaults_label.setStyleSheet("color: #495057;")
+        self.reset_button = QPushButton("Reset to defaults")
+        self.reset_button.setToolTip("Put back the defaults named on the left")
+        self.reset_button.clicked.connect(self.reset_form)
 
         self.train_button = QPushButton("Train")
         self.train_button.setToolTip("Train a model on the open collection (Ctrl+T)")
@@ -343,61 +395,75 @@ class TrainingPanel(QWidget):
             buttons.addWidget(b)
 
         self.plot = LossPlot()
-        self.plot.setMinimumHeight(260)
+        self.plot.setMinimumHeight(120)
         self.step_label = QLabel("–")
         self.speed_label = QLabel("–")
         self.eta_label = QLabel("–")
         self.memory_label = QLabel("–")
         self.loss_label = QLabel("–")
         numbers = QGridLayout()
-        for col, (title, label) in enumerate((("Step", self.step_label),
-                                              ("Loss (train / val)", self.loss_label),
-                                              ("Instances/s", self.speed_label),
-                                              ("ETA", self.eta_label),
-                                              ("Device memory", self.memory_label))):
+        for i, (title, label) in enumerate((("Step", self.step_label),
+                                            ("Loss (train / val)", self.loss_label),
+                                            ("Instances/s", self.speed_label),
+                                            ("ETA", self.eta_label),
+                                            ("Device memory", self.memory_label))):
             head = QLabel(title)
             head.setStyleSheet("color: #666;")
-            numbers.addWidget(head, 0, col)
             label.setStyleSheet("font-weight: bold;")
-            numbers.addWidget(label, 1, col)
+            # Two rows of pairs, so a narrow window still shows every number.
+            row, col = divmod(i, 3)
+            numbers.addWidget(head, 2 * row, col)
+            numbers.addWidget(label, 2 * row + 1, col)
 
+        self.models_box = QGroupBox("Saved models")
         self.models_list = QListWidget()
-        self.models_list.itemActivated.connect(lambda it: self.open_model(
-            Path(it.data(Qt.ItemDataRole.UserRole))))
-        open_selected = QPushButton("Open")
-        open_selected.clicked.connect(self._open_selected)
+        self.models_list.setObjectName("saved-models")
+        self.models_list.itemActivated.connect(lambda it: self.open_model(self._item_path(it)))
+        self.models_list.currentItemChanged.connect(lambda *_: self._update_buttons())
+        self.open_button = QPushButton("Open")
+        self.open_button.setToolTip("Open the selected model (an interrupted run: continue it)")
+        self.open_button.clicked.connect(self._open_selected)
         open_other = QPushButton("Other…")
         open_other.setToolTip("Open a model folder from anywhere")
         open_other.clicked.connect(self.choose_model)
         refresh = QPushButton("Refresh")
         refresh.clicked.connect(self.refresh_models)
-        self.continue_button = QPushButton("Continue training")
-        self.continue_button.setToolTip("Resume the selected model from its last checkpoint "
-                                        "(a stopped training), on the open collection")
+        self.continue_button = QPushButton("Continue")
+        self.continue_button.setToolTip("Resume the selected stopped or interrupted run from its "
+                                        "last checkpoint, on the open collection")
         self.continue_button.clicked.connect(self.continue_training)
         model_buttons = QHBoxLayout()
-        for b in (open_selected, self.continue_button, open_other, refresh):
+        for b in (self.open_button, self.continue_button, open_other, refresh):
             model_buttons.addWidget(b)
 
-        left = QWidget()
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
         settings_box = QGroupBox("Settings")
         sl = QVBoxLayout(settings_box)
-        sl.addWidget(form_scroll)
-        ll.addWidget(settings_box, 1)
-        ll.addLayout(buttons)
-        models_box = QGroupBox("Saved models")
-        ml = QVBoxLayout(models_box)
+        defaults_row = QHBoxLayout()
+        defaults_row.addWidget(self.defaults_label, 1)
+        defaults_row.addWidget(self.reset_button)
+        sl.addLayout(defaults_row)
+        sl.addWidget(form_scroll, 1)
+        sl.addLayout(buttons)
+        ml = QVBoxLayout(self.models_box)
         ml.addWidget(self.models_list)
         ml.addLayout(model_buttons)
-        ll.addWidget(models_box)
+        # Settings and saved models share the height; either can be dragged larger, and the
+        # form scrolls, so a small window still shows several rows of each.
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(settings_box)
+        left.addWidget(self.models_box)
+        left.setStretchFactor(0, 3)
+        left.setStretchFactor(1, 1)
+        left.setChildrenCollapsible(False)
 
         right = QWidget()
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
-        self.status_label = QLabel("Open a collection, then click Train.")
+        self.status_label = QLabel()
+        self.status_label.setObjectName("training-status")
         self.status_label.setWordWrap(True)
+        self.status_label.setTextFormat(Qt.TextFormat.RichText)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         rl.addWidget(self.status_label)
         rl.addWidget(self.plot, 1)
         rl.addLayout(numbers)
@@ -406,41 +472,59 @@ class TrainingPanel(QWidget):
         split.addWidget(left)
         split.addWidget(right)
         split.setSizes([380, 860])
+        split.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(split)
 
         state.collection_changed.connect(self._on_collection_changed)
+        state.model_changed.connect(lambda _: self._show_idle())
+        self._show_form_origin()
         self.refresh_models()
         self._update_buttons()
+        self._show_idle()
 
     # -- state ------------------------------------------------------------------------------------
     def _on_collection_changed(self, collection) -> None:
         if collection is not None and not self.is_training():
-            self.apply_suggested_settings(collection)
+            self.apply_collection_defaults(collection)
+        self.refresh_models()
         self._update_buttons()
+        self._open_waiting_model()
+        self._show_idle()
 
-    def apply_suggested_settings(self, collection) -> None:
-        """Fill the form from `train_settings.json` beside the collection's files, when there is
-        one: a small collection (the demo) needs smaller batches and more epochs than the paper's
-        defaults to train well in seconds."""
-        path = suggested_settings_path(collection.source)
-        if path is None:
-            return
-        try:
-            values = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(values, dict):
-                raise ValueError("expected a JSON object of training settings")
-        except (OSError, ValueError) as exc:
-            self.state.message.emit(f"Ignored {path}: {exc}")
-            return
-        self.form.reset()
-        for name, value in values.items():
-            if name in self.form.widgets:
-                self.form.set_value(name, value)
-        self.state.message.emit(f"Training settings suggested by {path.name} applied")
+    def apply_collection_defaults(self, collection) -> None:
+        """The form shows the paper's defaults, or the collection's `train_settings.json` when
+        it ships one (a small collection such as the demo trains well in seconds with smaller
+        batches and more epochs); never the previous collection's."""
+        self._defaults, self._defaults_source, problem = collection_defaults(collection)
+        if problem:
+            self.state.message.emit(problem.capitalize())
+        self.reset_form()
+        if self._defaults != form_defaults():
+            self.state.message.emit(f"Training settings {self._defaults_source} applied")
+
+    def reset_form(self) -> None:
+        """Back to the defaults the caption names."""
+        self.form.show_settings(self._defaults)
+        self._form_origin = ""
+        self._show_form_origin()
+
+    def _show_form_origin(self) -> None:
+        if self._form_origin:
+            text = self._form_origin
+        elif self.form.settings() == self._defaults:
+            text = f"Defaults: {self._defaults_source}."
+        else:
+            text = f"Edited (defaults: {self._defaults_source})."
+        self.defaults_label.setText(text)
+        self.reset_button.setEnabled(not self.is_training()
+                                     and self.form.settings() != self._defaults)
 
     def is_training(self) -> bool:
         return self.state.runner.running("training") is not None
+
+    def is_paused(self) -> bool:
+        return self.is_training() and self._task is not None and self._task.paused
 
     def can_train(self) -> bool:
         return self.state.collection is not None and not self.is_training()
@@ -448,12 +532,37 @@ class TrainingPanel(QWidget):
     def _update_buttons(self) -> None:
         training = self.is_training()
         self.train_button.setEnabled(self.can_train())
-        self.continue_button.setEnabled(self.can_train())
+        selected = self._selected()
+        self.continue_button.setEnabled(self.can_train() and selected is not None
+                                        and selected.can_continue)
+        self.open_button.setEnabled(selected is not None and selected.kind != DAMAGED)
         self.pause_button.setEnabled(training)
         self.stop_button.setEnabled(training)
-        self.pause_button.setText("Resume" if training and self._task.paused else "Pause")
+        self.pause_button.setText("Resume" if self.is_paused() else "Pause")
         self.form.setEnabled(not training)
+        self.reset_button.setEnabled(not training and self.form.settings() != self._defaults)
         self.training_state_changed.emit()
+
+    def _show_idle(self) -> None:
+        """What the panel says when no training runs: what there is and what to do next."""
+        if self.is_training():
+            return
+        collection, model = self.state.collection, self.state.model
+        if collection is None:
+            text = "Open a collection, then click Train."
+        else:
+            text = (f"Ready to train on <b>{html.escape(collection.name)}</b> "
+                    f"({collection.n_documents:,} documents, {collection.n_people:,} people): "
+                    "check the settings, then click Train.")
+        if model is not None:
+            name = self.state.model_path.name if self.state.model_path else "an unsaved model"
+            text += f"<br>Open model: {html.escape(name)}"
+            if partial_text(model):
+                text += f" (<b>partial</b>: {partial_text(model)})"
+            text += "."
+        if self._finished_text:
+            text = self._finished_text + "<br>" + text
+        self.status_label.setText(text)
 
     # -- training -----------------------------------------------------------------------------------
     def start_training(self) -> None:
@@ -470,27 +579,37 @@ class TrainingPanel(QWidget):
         self._train(settings, models_dir() / f"{_safe(collection.name)}-{stamp}", resume=False)
 
     def continue_training(self) -> None:
-        """Resume the selected model from its checkpoint, with the settings it was trained with
-        (the trainer checks that they and the collection match)."""
-        it = self.models_list.currentItem()
-        if it is None or self.state.collection is None or self.is_training():
+        """Resume the selected stopped or interrupted run from its checkpoint."""
+        info = self._selected()
+        if info is not None:
+            self.continue_run(info)
+
+    def continue_run(self, info: ModelFolder) -> None:
+        """Resume a run from its checkpoint with the settings it was started with (the trainer
+        checks that they and the collection match)."""
+        collection = self.state.collection
+        if collection is None or self.is_training() or not info.can_continue:
             return
-        folder = Path(it.data(Qt.ItemDataRole.UserRole))
+        if not info.belongs_to(collection):
+            show_error(self, f"Cannot continue {info.name}", ModelFileError(
+                info.path, None, f"it was trained on {_source_name(info)}, not on "
+                f"{collection.name}; open that collection first"))
+            return
         try:
-            meta = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
-            settings = TrainSettings.from_dict(meta["settings"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            show_error(self, f"Cannot continue {folder.name}", exc)
+            settings = TrainSettings.from_dict(info.settings)
+        except (TypeError, ValueError) as exc:
+            show_error(self, f"Cannot continue {info.name}", exc)
             return
-        for f in dataclasses.fields(TrainSettings):
-            if f.name in self.form.widgets:
-                self.form.set_value(f.name, getattr(settings, f.name))
-        self._train(settings, folder, resume=True)
+        self.form.show_settings(settings)
+        self._form_origin = f"Settings of {info.name} (continued)."
+        self._show_form_origin()
+        self._train(settings, info.path, resume=True)
 
     def _train(self, settings: TrainSettings, folder: Path, *, resume: bool) -> None:
         collection = self.state.collection
         self._model_folder = folder
         self.plot.clear_data()
+        set_placeholder(self.plot, "Preparing the training instances…")
         try:
             self._task = self.state.runner.start(
                 "training", train, collection, settings, out_dir=folder, resume=resume,
@@ -498,85 +617,211 @@ class TrainingPanel(QWidget):
                 on_failure=self._on_failed)
         except TaskBusy:
             return
-        self._task.finished.connect(self._update_buttons)
+        self._task.finished.connect(self._on_finished)
         verb = "Continuing" if resume else "Training"
-        self.status_label.setText(f"{verb} on {collection.name}; saving to {folder}")
+        self._run_text = f"{verb} on <b>{html.escape(collection.name)}</b>; saving to " \
+                         f"{html.escape(str(folder))}"
+        self._finished_text = ""
+        self._clear_numbers()
+        self._show_run_state()
         self.state.message.emit(f"{verb} started")
+        self.refresh_models()
         self._update_buttons()
+
+    def _show_run_state(self) -> None:
+        suffix = ""
+        if self.is_paused():
+            suffix = " &nbsp;<b>Paused</b>: Resume (Ctrl+P) continues."
+        elif self._task is not None and self._task.was_stopped:
+            suffix = " &nbsp;Stopping after the current batch…"
+        self.status_label.setText(self._run_text + suffix)
 
     def toggle_pause(self) -> None:
         if self._task is None or not self.is_training():
             return
         self._task.set_paused(not self._task.paused)
-        self.status_label.setText("Paused" if self._task.paused else "Training…")
+        self._show_run_state()
         self._update_buttons()
 
     def stop_training(self) -> None:
         if self.is_training():
-            self.status_label.setText("Stopping after the current batch…")
             self.state.runner.stop("training")
+            self._show_run_state()
+            self._update_buttons()
+
+    def _clear_numbers(self, keep_progress: bool = False) -> None:
+        """Speed, ETA and memory only mean something while a run lasts."""
+        labels = [self.speed_label, self.eta_label, self.memory_label]
+        if not keep_progress:
+            labels += [self.step_label, self.loss_label]
+        for label in labels:
+            label.setText("–")
 
     def _on_progress(self, events: list) -> None:
         for e in events:
             self.plot.add(e.step, e.train_loss, e.val_loss)
         e = events[-1]
-        self.step_label.setText(f"{e.step:,} / {e.total_steps:,} (epoch {e.epoch})")
+        self.step_label.setText(f"{e.step:,} / {e.total_steps:,} (epoch {e.epoch} of "
+                                f"{e.epochs})")
         val = "–" if e.val_loss is None else f"{e.val_loss:.3f}"
         self.loss_label.setText(f"{e.train_loss:.3f} / {val}")
         self.speed_label.setText(f"{e.instances_per_s:,.0f}" if e.instances_per_s else "–")
         self.eta_label.setText(format_duration(e.eta_s))
         self.memory_label.setText(format_bytes(e.device_memory_bytes))
 
+    def _on_finished(self) -> None:
+        self._clear_numbers(keep_progress=True)
+        self._update_buttons()
+        self._show_idle()
+
     def _on_trained(self, model) -> None:
-        stopped = self._task is not None and self._task.was_stopped
-        self.status_label.setText(
-            ("Stopped; the model so far is saved in " if stopped else "Trained; saved in ")
-            + str(self._model_folder))
-        self.state.set_model(model, self._model_folder)
-        self.state.message.emit("Training stopped, model kept" if stopped else "Training done")
+        folder = self._model_folder
+        stopped = partial_text(model)
+        done = (f"Stopped: the model so far (<b>partial</b>, {stopped}) is saved in "
+                if stopped else "Trained; saved in ") + html.escape(str(folder))
+        if self.state.fits(model):
+            self.state.set_model(model, folder)
+            self.state.message.emit("Training stopped, partial model kept" if stopped
+                                    else "Training done")
+        else:  # another collection was opened meanwhile: the model waits in the list
+            done += (f". Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
+                     ", not to the collection now open.")
+            self.state.message.emit("Training done; the model belongs to another collection")
+        self._finished_text = done + "."
         self.refresh_models()
 
     def _on_failed(self, exc: BaseException, details: str) -> None:
-        self.status_label.setText(f"Training failed: {exc}")
+        self._finished_text = f"Training failed: {html.escape(str(exc))}"
         show_error(self, "Training failed", exc, details)
 
     # -- saved models -------------------------------------------------------------------------------
     def refresh_models(self) -> None:
+        """Models and interrupted runs: this collection's first (newest first), then the rest."""
+        selected = self._selected()
+        collection = self.state.collection
+        training = self._model_folder if self.is_training() else None
+        folders = [f for f in list_model_folders(models_dir()) if f.path != training]
+        mine = [f for f in folders if collection is not None and f.belongs_to(collection)]
+        others = [f for f in folders if f not in mine]
         self.models_list.clear()
-        for folder, meta in saved_models():
-            people = len(meta.get("people", {}).get("ids", []))
-            words = len(meta.get("vocabulary", {}).get("words", []))
-            it = QListWidgetItem(f"{folder.name}   ({people:,} people, {words:,} words)")
-            it.setData(Qt.ItemDataRole.UserRole, str(folder))
-            it.setToolTip(str(folder))
+        for info in mine + others:
+            text = f"{info.name}   {info.status_text()}"
+            if collection is not None and info not in mine:
+                text += f"   (trained on {_source_name(info)})"
+            it = QListWidgetItem(text)
+            it.setData(Qt.ItemDataRole.UserRole, str(info.path))
+            it.setToolTip(f"{info.path}\n{info.status_text()}")
+            if info not in mine or info.kind == DAMAGED:
+                it.setForeground(OTHER_COLLECTION)
             self.models_list.addItem(it)
+            if selected is not None and info.path == selected.path:
+                self.models_list.setCurrentItem(it)
+        if collection is None:
+            self.models_box.setTitle(f"Saved models ({len(folders)})")
+        else:
+            self.models_box.setTitle(f"Saved models: {len(mine)} trained on {collection.name}, "
+                                     f"{len(others)} on other collections")
+        self._update_buttons()
+
+    def models_for_collection(self) -> list[ModelFolder]:
+        """Saved models (not interrupted runs) of the open collection, newest first."""
+        collection = self.state.collection
+        if collection is None:
+            return []
+        return [f for f in list_model_folders(models_dir())
+                if f.kind != INTERRUPTED and f.kind != DAMAGED and f.belongs_to(collection)
+                and not (self.is_training() and f.path == self._model_folder)]
+
+    @staticmethod
+    def _item_path(it: QListWidgetItem) -> Path:
+        return Path(it.data(Qt.ItemDataRole.UserRole))
+
+    def _selected(self) -> ModelFolder | None:
+        it = self.models_list.currentItem()
+        return read_model_folder(self._item_path(it)) if it is not None else None
 
     def _open_selected(self) -> None:
         it = self.models_list.currentItem()
         if it is not None:
-            self.open_model(Path(it.data(Qt.ItemDataRole.UserRole)))
+            self.open_model(self._item_path(it))
 
     def choose_model(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open a model folder", str(models_dir()))
         if path:
             self.open_model(Path(path))
 
-    def open_model(self, folder: Path) -> None:
+    def open_model(self, folder: Path, *, restoring: bool = False) -> None:
+        """Open a model folder; an interrupted run offers to continue instead. `restoring`: the
+        last session's model, opened only if it belongs to the collection now open."""
+        folder = Path(folder)
+        info = read_model_folder(folder)
+        if info is not None and info.kind == INTERRUPTED:
+            if not restoring and self.confirm_continue(info):
+                self.continue_run(info)
+            return
         self.state.runner.start(
-            "model", load_model, folder, on_success=lambda m: self._model_loaded(m, folder),
+            "model", load_model, folder,
+            on_success=lambda m: self._model_loaded(m, folder, restoring),
             on_failure=lambda exc, tb: show_error(self, f"Cannot open {folder.name}", exc, tb))
 
-    def _model_loaded(self, model, folder: Path) -> None:
+    def restore_after_collection(self, folder: Path) -> None:
+        """Reopen the last session's model once the collection now loading is open."""
+        self._restore_folder = Path(folder)
+
+    def _open_waiting_model(self) -> None:
+        if self._restore_folder is not None:
+            folder, self._restore_folder = self._restore_folder, None
+            self.open_model(folder, restoring=True)
+        if self._waiting_model is not None:
+            (model, folder), self._waiting_model = self._waiting_model, None
+            if self.state.fits(model):
+                self._model_loaded(model, folder)
+
+    def _model_loaded(self, model, folder: Path, restoring: bool = False) -> None:
+        collection = self.state.collection
+        if not self.state.fits(model):
+            if restoring:  # never bring back a model that does not belong to the collection
+                self.state.message.emit(f"Did not reopen {folder.name}: it was trained on "
+                                        f"another collection than {collection.name}")
+                return
+            source = Path(model.collection_source) if model.collection_source else None
+            if source is not None and source.exists() and self.confirm_open_collection(
+                    folder, model, source):
+                self._waiting_model = (model, folder)
+                self.state.collection_requested.emit(source)
+            elif source is None or not source.exists():
+                show_error(self, f"Cannot open {folder.name} here", ModelFileError(
+                    folder, None, f"it was trained on {model.collection_source or 'a collection'}"
+                    f" that is not here, and its people and words are not those of "
+                    f"{collection.name}"))
+            return
         self.state.set_model(model, folder)
         self.state.message.emit(f"Opened model {folder.name}")
+
+    # -- questions (tests replace these) ------------------------------------------------------------
+    def confirm_continue(self, info: ModelFolder) -> bool:
+        answer = QMessageBox.question(
+            self, "Interrupted training",
+            f"{info.name} was interrupted at {info.progress_text()} and holds no finished model "
+            "yet. Continue training it from its last checkpoint?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def confirm_open_collection(self, folder: Path, model, source: Path) -> bool:
         collection = self.state.collection
-        self.status_label.setText(f"Opened {folder}")
-        if collection is not None and model.collection_fingerprint and collection.fingerprint \
-                and model.collection_fingerprint != collection.fingerprint:
-            self.status_label.setText(
-                f"Opened {folder}. It was trained on another collection "
-                f"({model.collection_source or 'unknown'}): queries work, supporting documents "
-                "come from the open collection.")
+        answer = QMessageBox.question(
+            self, "The model belongs to another collection",
+            f"{folder.name} was trained on {source.name} ({model.n_people:,} people), not on "
+            f"{collection.name}, the collection open now: it would rank people and use words "
+            f"that are not this collection's.\n\nOpen {source.name} with it?",
+            QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Open)
+        return answer == QMessageBox.StandardButton.Open
+
+
+def _source_name(info: ModelFolder) -> str:
+    return Path(info.collection_source).name if info.collection_source else "another collection"
 
 
 def _safe(name: str) -> str:

@@ -1,0 +1,206 @@
+"""What a model folder holds and which collection it belongs to, read without loading tensors.
+
+A folder in the models folder is one of: a finished model (`manifest.json`), a model saved when
+its training was stopped (`manifest.json` marked `stopped`, plus `checkpoint/`), or a run that
+was interrupted before it could save a model (killed, crashed, power loss: only `checkpoint/`).
+The app lists all three; the last two can be continued from their checkpoint.
+
+A model belongs to a collection when it was trained on that load of it (same fingerprint) or on
+the same people and vocabulary (the same files copied or touched since). Anything else would
+answer queries about people or words that are not the collection's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from expert_gui.core.storage import CHECKPOINT_DIR, MANIFEST_FILE
+
+CHECKPOINT_STATE = "state.json"
+
+COMPLETE, PARTIAL, INTERRUPTED, DAMAGED = "complete", "partial", "interrupted", "damaged"
+
+
+def content_key(person_ids, words) -> str:
+    """A short hash of a people list and a vocabulary: equal keys, interchangeable models."""
+    h = hashlib.sha256()
+    for part in (person_ids, words):
+        h.update("\x1f".join(part).encode("utf-8"))
+        h.update(b"\x1e")
+    return h.hexdigest()[:32]
+
+
+def collection_key(collection) -> str:
+    return content_key(collection.person_ids, collection.vocab.words)
+
+
+def model_key(model) -> str:
+    return content_key(model.person_ids, model.vocab.words)
+
+
+def model_fits(model, collection) -> bool:
+    """True when `model` was trained on `collection` (see the module's docstring)."""
+    if model.collection_fingerprint and model.collection_fingerprint == collection.fingerprint:
+        return True
+    return model_key(model) == collection_key(collection)
+
+
+@dataclass(frozen=True)
+class ModelFolder:
+    """One folder of the models folder, as the saved-models list shows it."""
+
+    path: Path
+    kind: str  # COMPLETE, PARTIAL, INTERRUPTED or DAMAGED
+    modified: float  # seconds since the epoch: the newest work in the folder
+    collection_fingerprint: str = ""
+    collection_source: str = ""
+    key: str = ""  # content_key of people and vocabulary; "" for an interrupted run
+    n_people: int = 0
+    n_words: int = 0
+    dim: int = 0
+    step: int = 0  # steps done (partial and interrupted runs)
+    total_steps: int = 0  # steps the run was set to take; 0 when not recorded
+    epoch: int = 0  # epochs completed
+    epochs: int = 0
+    settings: dict = field(default_factory=dict)
+    problem: str = ""  # why a DAMAGED folder cannot be used
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def can_continue(self) -> bool:
+        return self.kind in (PARTIAL, INTERRUPTED)
+
+    def belongs_to(self, collection) -> bool:
+        if self.collection_fingerprint and self.collection_fingerprint == collection.fingerprint:
+            return True
+        return bool(self.key) and self.key == collection_key(collection)
+
+    def progress_text(self) -> str:
+        return progress_text(self.step, self.total_steps, self.epoch, self.epochs)
+
+    def status_text(self) -> str:
+        """What the list says about the folder besides its name."""
+        if self.kind == INTERRUPTED:
+            return f"interrupted at {self.progress_text()}"
+        if self.kind == DAMAGED:
+            return f"cannot be opened: {self.problem}"
+        size = f"{self.n_people:,} people, {self.n_words:,} words, dim {self.dim}"
+        if self.kind == PARTIAL:
+            return f"partial: stopped at {self.progress_text()}; {size}"
+        return size
+
+
+def progress_text(step: int, total_steps: int, epochs_done: int, epochs: int) -> str:
+    """'step 1,234 of 2,000 (epoch 8 of 10)': how far a stopped or interrupted run got."""
+    of = f" of {total_steps:,}" if total_steps else ""
+    epoch = f" (epoch {min(epochs_done + 1, epochs)} of {epochs})" if epochs else ""
+    return f"step {step:,}{of}{epoch}"
+
+
+def is_partial(model) -> bool:
+    """A model saved when its training was stopped before the last step."""
+    return bool(model.settings.get("stopped"))
+
+
+def partial_text(model) -> str:
+    """'stopped at step 1,234 of 2,000 (epoch 8 of 10)' for a partial model, else ''."""
+    if not is_partial(model):
+        return ""
+    s = model.settings
+    return "stopped at " + progress_text(int(s.get("steps", 0)), int(s.get("total_steps", 0)),
+                                         len(model.history), int(s.get("epochs", 0)))
+
+
+_cache: dict[Path, tuple[tuple, ModelFolder]] = {}
+
+
+def read_model_folder(folder: Path) -> ModelFolder | None:
+    """The folder's description, or None when it holds neither a model nor a checkpoint.
+
+    Manifests of large vocabularies take a while to parse, so a folder is read again only when
+    its files changed.
+    """
+    folder = Path(folder)
+    manifest = folder / MANIFEST_FILE
+    state = folder / CHECKPOINT_DIR / CHECKPOINT_STATE
+    stamp = tuple(_mtime(p) for p in (manifest, state))
+    if stamp == (None, None):
+        return None
+    cached = _cache.get(folder)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    modified = max(t for t in stamp if t is not None)
+    info = _from_manifest(folder, manifest, modified) if stamp[0] is not None else \
+        _from_checkpoint(folder, state, modified)
+    _cache[folder] = (stamp, info)
+    return info
+
+
+def list_model_folders(root: Path) -> list[ModelFolder]:
+    """Every model or interrupted run under `root`, newest first."""
+    found = [info for p in _subfolders(root) if (info := read_model_folder(p)) is not None]
+    found.sort(key=lambda m: m.modified, reverse=True)
+    return found
+
+
+def _subfolders(root: Path) -> list[Path]:
+    try:
+        return [p for p in Path(root).iterdir() if p.is_dir()]
+    except OSError:
+        return []
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def _read_json(path: Path) -> dict:
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(meta, dict):
+        raise ValueError("not a JSON object")
+    return meta
+
+
+def _from_manifest(folder: Path, manifest: Path, modified: float) -> ModelFolder:
+    try:
+        meta = _read_json(manifest)
+        people = meta["people"]["ids"]
+        words = meta["vocabulary"]["words"]
+        settings = dict(meta.get("settings") or {})
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return ModelFolder(folder, DAMAGED, modified, problem=f"{manifest.name}: {exc}")
+    history = meta.get("history") or []
+    return ModelFolder(
+        folder, PARTIAL if settings.get("stopped") else COMPLETE, modified,
+        collection_fingerprint=str(meta.get("collection_fingerprint") or ""),
+        collection_source=str(meta.get("collection_source") or ""),
+        key=content_key(people, words), n_people=len(people), n_words=len(words),
+        dim=int(settings.get("dim", 0)), step=int(settings.get("steps", 0)),
+        total_steps=int(settings.get("total_steps", 0)), epoch=len(history),
+        epochs=int(settings.get("epochs", 0)), settings=settings)
+
+
+def _from_checkpoint(folder: Path, state: Path, modified: float) -> ModelFolder:
+    try:
+        meta = _read_json(state)
+        settings = dict(meta["settings"])
+        run = meta["run"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return ModelFolder(folder, DAMAGED, modified,
+                           problem=f"{CHECKPOINT_DIR}/{state.name}: {exc}")
+    return ModelFolder(
+        folder, INTERRUPTED, modified,
+        collection_fingerprint=str(meta.get("collection_fingerprint") or ""),
+        collection_source=str(meta.get("collection_source") or ""),
+        dim=int(settings.get("dim", 0)), step=int(run.get("step", 0)),
+        total_steps=int(meta.get("total_steps", 0)), epoch=int(run.get("epoch", 0)),
+        epochs=int(settings.get("epochs", 0)), settings=settings)
