@@ -47,6 +47,14 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, capsys):
     assert err.count("\n") == 1
 
 
+def test_the_cli_names_the_option_that_fixes_a_missing_file(tmp_path, capsys):
+    (tmp_path / "documents.tsv").write_text("d1\tsome text\n", encoding="utf-8")
+    assert main(["stats", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "expected associations.tsv or associations.csv" in err
+    assert err.rstrip().endswith("(or --associations FILE)")
+
+
 @pytest.mark.skipif(not DPDK.is_dir(), reason="needs ../shared/data")
 def test_dpdk_counts(capsys):
     assert main(["stats", str(DPDK), "--json"]) == 0

@@ -128,3 +128,13 @@ def test_unwritable_cache_still_loads(folder, monkeypatch):
     c = load_collection(folder)
     assert c.n_documents == 5 and c.text(0).startswith("Ring buffer")
     assert cached_folders() == []
+
+
+@pytest.mark.parametrize("name", ["documents.tsv", "associations.tsv", "people.tsv"])
+def test_a_file_inside_a_collection_folder_opens_the_folders_collection(folder, name):
+    whole = load_collection(folder, use_cache=False)
+    via_file = load_collection(folder / name, use_cache=False)
+    assert (via_file.name, via_file.source, via_file.fingerprint) == \
+        (whole.name, whole.source, whole.fingerprint) == \
+        (folder.name, str(folder), whole.fingerprint)
+    assert via_file.doc_ids == whole.doc_ids

@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ExpertGuiError as exc:
-        print(f"expert-gui {args.command}: error: {exc}", file=sys.stderr)
+        hint = getattr(exc, "cli_hint", "")
+        print(f"expert-gui {args.command}: error: {exc}" + (f" (or {hint})" if hint else ""),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"expert-gui {args.command}: interrupted", file=sys.stderr)

@@ -14,12 +14,17 @@ class ExpertGuiError(Exception):
 
 
 class InputFileError(ExpertGuiError):
-    """A file that cannot be read as what it should be."""
+    """A file that cannot be read as what it should be.
 
-    def __init__(self, path: str | Path, line: int | None, message: str):
+    `cli_hint` names the command-line option that would fix it (`--associations FILE`); the CLI
+    adds it to the message, the app leaves it out (it offers no such option).
+    """
+
+    def __init__(self, path: str | Path, line: int | None, message: str, *, cli_hint: str = ""):
         self.path = str(path)
         self.line = line
         self.message = message
+        self.cli_hint = cli_hint
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
 

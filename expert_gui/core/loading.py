@@ -50,7 +50,7 @@ def load_collection(
     `format` overrides detection (one of `FORMATS`); `associations` and `people` override the
     files found beside the documents. Progress events are `LoadProgress(done, total, message)`.
     """
-    path = Path(path).expanduser().resolve()
+    path = _collection_path(Path(path).expanduser().resolve(), format)
     associations = Path(associations).expanduser().resolve() if associations else None
     people = Path(people).expanduser().resolve() if people else None
     for companion in (associations, people):
@@ -93,6 +93,16 @@ def load_collection(
             return collection
     except Stop:
         return None
+
+
+def _collection_path(path: Path, format: str | None) -> Path:
+    """A file inside a collection folder (its documents.tsv, associations.tsv, ...) opens the
+    folder's collection: one name, one fingerprint, and the models trained on it fit."""
+    folder_format = FORMATS["folder"]
+    if format in (None, folder_format.NAME) and path.is_file() \
+            and folder_format.looks_like(path.parent):
+        return path.parent
+    return path
 
 
 def collection_cache(fingerprint: str) -> Path:

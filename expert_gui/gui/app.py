@@ -65,6 +65,13 @@ def install_excepthook(window) -> None:
 def run_gui(screenshot_dir: str | None = None) -> int:
     """Open the main window; with `screenshot_dir`, save a PNG of every panel there and quit."""
     setup_logging()
+    from expert_gui.gui.platform_check import platform_problem
+
+    problem = platform_problem()
+    if problem is not None:  # Qt would abort with one line about a "platform plugin"
+        logging.getLogger("expert_gui.gui").error("%s", problem)
+        print(problem, file=sys.stderr)
+        return 1
     app = create_application()
     from expert_gui.gui.main_window import MainWindow
 

@@ -24,9 +24,9 @@ def detect_format(path: Path) -> str:
     for name, module in FORMATS.items():
         if module.looks_like(path):
             return name
-    raise CollectionError(path, None, "cannot tell the collection format: expected a folder, a "
-                                      "TREC file, a .bib file or a git repository (or --format "
-                                      + "|".join(FORMATS) + ")")
+    raise CollectionError(path, None, "cannot tell the collection format: expected a folder "
+                                      "holding documents.tsv, a TREC file, a .bib file or a git "
+                                      "repository", cli_hint="--format " + "|".join(FORMATS))
 
 
 def reader(name: str, path: Path) -> ModuleType:

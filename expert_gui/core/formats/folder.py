@@ -48,7 +48,7 @@ def input_files(path: Path, associations: Path | None, people: Path | None) -> l
     assoc = associations or companion(path, "associations")
     if assoc is None and not docs.name.startswith("documents.jsonl"):
         raise CollectionError(path, None, "expected associations.tsv or associations.csv "
-                                          "beside the documents (or --associations FILE)")
+                                          "beside the documents", cli_hint="--associations FILE")
     people = people or companion(path, "people")
     return [f for f in (docs, assoc, people) if f is not None]
 

@@ -33,7 +33,7 @@ def input_files(path: Path, associations: Path | None,
     assoc = associations or companion(path, "associations")
     if assoc is None:
         raise CollectionError(path, None, "expected an associations file (associations.tsv in "
-                                          "the folder, or --associations FILE)")
+                                          "the folder)", cli_hint="--associations FILE")
     people = people or companion(path, "people")
     docs = [f for f in visible_files(path) if f not in (assoc, people)]
     return docs, assoc, people

@@ -61,8 +61,9 @@ def input_files(path: Path, associations: Path | None,
         raise CollectionError(path, None, "expected TREC files (<DOC> ... </DOC>)")
     assoc = associations or companion(_companion_dir(path), "associations")
     if assoc is None:
-        raise CollectionError(path, None, "expected an associations file "
-                                          "('person_id doc_id [score]' a line): --associations")
+        raise CollectionError(path, None, "expected an associations file beside it "
+                                          "(associations.txt or .tsv, 'person_id doc_id [score]' "
+                                          "a line)", cli_hint="--associations FILE")
     people = people or (companion(path, "people") if path.is_dir() else None)
     return [d for d in docs if d not in (assoc, people)], assoc, people
 

@@ -33,7 +33,7 @@ from expert_gui.core.loading import load_collection
 from expert_gui.core.topics import read_topics
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import boxed, fill_table, item, make_table
+from expert_gui.gui.widgets import ColumnFitter, ElidedLabel, boxed, fill_table, item, make_table
 
 # Problems listed one by one in the report (all are counted; a huge list would only slow the view).
 MAX_LISTED_PROBLEMS = 500
@@ -42,6 +42,15 @@ MAX_LISTED_DOCUMENTS = 2000
 # File names looked for next to a collection folder, so topics and qrels open with it.
 TOPIC_FILES = ("topics.tsv", "topics.dev.tsv")
 QREL_FILES = ("qrels.txt", "qrels.dev.txt")
+# What "Open collection file" accepts: single-file collections, and any file of a collection
+# folder (which opens the folder). Detection goes by content, so "All files" stays offered.
+COLLECTION_FILE_FILTERS = (
+    "Collection files (*.bib *.trec *.xml *.txt *.gz documents.* associations.* people.*)",
+    "BibTeX (*.bib)",
+    "TREC documents (*.trec *.xml *.txt *.gz)",
+    "A file of a collection folder (documents.* associations.* people.*)",
+    "All files (*)",
+)
 
 STAT_LABELS = (
     ("documents", "Documents", "{:,}"),
@@ -81,8 +90,8 @@ class CollectionPanel(QWidget):
         self.topics_button.clicked.connect(self.choose_topics)
         self.qrels_button = QPushButton("Open qrels…")
         self.qrels_button.clicked.connect(self.choose_qrels)
-        self.path_label = QLabel("No collection open")
-        self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.path_label = ElidedLabel("No collection open")
+        self.path_label.setObjectName("collection-path")
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.progress.setTextVisible(True)
@@ -92,6 +101,8 @@ class CollectionPanel(QWidget):
         self.topics_label = QLabel("No topics")
 
         self.stats_table = make_table(["Statistic (Table 1)", "Value"])
+        # Values keep their width; long statistic names shorten (their tooltips say them whole).
+        self.stats_fitter = ColumnFitter(self.stats_table, content=(1,), elastic=(0,))
         self.report_view = QPlainTextEdit()
         self.report_view.setReadOnly(True)
         self.report_view.setPlaceholderText("The load report appears here.")
@@ -147,7 +158,8 @@ class CollectionPanel(QWidget):
         docs.setSizes([160, 400])
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(boxed("People", people))
-        right.addWidget(boxed("Documents", docs))
+        self.documents_box = boxed("Documents", docs)
+        right.addWidget(self.documents_box)
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(left)
         main.addWidget(right)
@@ -167,9 +179,8 @@ class CollectionPanel(QWidget):
 
     def choose_collection_file(self) -> None:
         """A single-file collection: TREC documents or a BibTeX file."""
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open a collection file", "",
-            "Collections (*.bib *.trec *.xml *.txt *.gz *.tsv);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Open a collection file", "",
+                                              ";;".join(COLLECTION_FILE_FILTERS))
         if path:
             self.open_collection(Path(path))
 
@@ -200,6 +211,8 @@ class CollectionPanel(QWidget):
     def _failed(self, title: str, exc: BaseException, details: str) -> None:
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
+        still = self.state.collection
+        self.state.message.emit(f"{title}" + (f"; {still.name} stays open" if still else ""))
         show_error(self, title, exc, details)
 
     def _loaded(self, collection, path: Path) -> None:
@@ -208,6 +221,7 @@ class CollectionPanel(QWidget):
         if collection is None:  # stopped by the user
             self.state.message.emit("Loading cancelled")
             return
+        path = Path(collection.source) if collection.source else path  # a file's folder
         self.state.set_collection(collection, path)
         self._show_collection(collection, path)
         self.state.message.emit(f"Opened {path.name}: {collection.n_documents:,} documents, "
@@ -225,16 +239,25 @@ class CollectionPanel(QWidget):
             self.open_qrels(qrels)
 
     def choose_topics(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open topics", "",
-                                              "Topics (*.tsv *.txt *.csv);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open topics", self._start_folder(),
+            "Topics: TSV, SERT or TREC (*.tsv *.txt *.sert *.trec topics*);;All files (*)")
         if path:
             self.open_topics(Path(path))
 
     def choose_qrels(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open qrels", "",
-                                              "Qrels (*.txt *.qrels);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open qrels", self._start_folder(),
+            "TREC qrels (*.txt *.qrels qrels*);;All files (*)")
         if path:
             self.open_qrels(Path(path))
+
+    def _start_folder(self) -> str:
+        """File dialogs start in the open collection's folder."""
+        path = self.state.collection_path
+        if path is None:
+            return ""
+        return str(path if path.is_dir() else path.parent)
 
     def open_topics(self, path: Path) -> None:
         try:
@@ -264,10 +287,12 @@ class CollectionPanel(QWidget):
 
     # -- showing ----------------------------------------------------------------------------------
     def _show_collection(self, collection, path: Path) -> None:
-        self.path_label.setText(f"<b>{collection.name}</b> — {path}")
+        self.path_label.setText(f"{collection.name} — {path}")
         stats = collection.stats().to_dict()
-        fill_table(self.stats_table, [[label, item(fmt.format(stats[key]), align_right=True)]
+        fill_table(self.stats_table, [[item(label, tooltip=label),
+                                       item(fmt.format(stats[key]), align_right=True)]
                                       for key, label, fmt in STAT_LABELS])
+        self.stats_fitter.fit()
         report = collection.report
         lines = [report.summary()]
         if report.problems:
@@ -290,18 +315,27 @@ class CollectionPanel(QWidget):
         self.people_view.resizeColumnsToContents()
         self.documents_list.clear()
         self.document_view.clear()
+        self.documents_box.setTitle("Documents")
 
     def _show_person(self, current, _previous=None) -> None:
         self.documents_list.clear()
+        self.document_view.clear()
+        self.documents_box.setTitle("Documents")
         collection = self.state.collection
         if collection is None or not current.isValid():
             return
         source = self.people_proxy.mapToSource(current)
         person = self.people_model.item(source.row(), 0).data(Qt.ItemDataRole.UserRole)
-        for d in collection.documents_of(person)[:MAX_LISTED_DOCUMENTS]:
+        documents = collection.documents_of(person)
+        for d in documents[:MAX_LISTED_DOCUMENTS]:
             it = QListWidgetItem(collection.doc_ids[int(d)])
             it.setData(Qt.ItemDataRole.UserRole, int(d))
             self.documents_list.addItem(it)
+        shown = min(len(documents), MAX_LISTED_DOCUMENTS)
+        self.documents_box.setTitle(
+            f"Documents of {collection.person_ids[person]}: "
+            + (f"the first {shown:,} of {len(documents):,}" if shown < len(documents)
+               else f"{len(documents):,}"))
 
     def _show_document(self, current, _previous=None) -> None:
         collection = self.state.collection

@@ -46,6 +46,7 @@ from expert_gui.gui.widgets import (
     item,
     make_plot,
     make_table,
+    set_placeholder,
 )
 
 SHOWN = 20  # people per side-by-side ranking
@@ -182,10 +183,11 @@ class ComparisonPanel(QWidget):
         layout.addWidget(split, 1)
 
         state.collection_changed.connect(lambda _: self._build_model2())
-        state.model_changed.connect(lambda _: self._update_evaluate())
-        state.topics_changed.connect(self._update_evaluate)
+        state.collection_changed.connect(lambda _: self._reset())
+        state.model_changed.connect(lambda _: self._reset())
+        state.topics_changed.connect(self._reset)
         state.ranked.connect(self.compare)
-        self._update_evaluate()
+        self._reset()
 
     # -- side by side -------------------------------------------------------------------------------
     def _model2_method(self) -> str:
@@ -242,13 +244,29 @@ class ComparisonPanel(QWidget):
                                  "the log-linear ranking.")
 
     # -- the topic set ------------------------------------------------------------------------------
-    def _update_evaluate(self) -> None:
+    def _reset(self) -> None:
+        """Another collection, model or topic set: results of the previous ones go, and the
+        label says what is still missing."""
         s = self.state
-        ready = s.model is not None and s.collection is not None and bool(s.topics) \
-            and bool(s.qrels)
-        self.evaluate_button.setEnabled(ready)
-        if not ready and self.evaluation is None:
-            self.eval_label.setText("Open topics and qrels, and a model, to evaluate.")
+        s.runner.stop("evaluation")
+        self.progress.setVisible(False)
+        self.evaluation = None
+        for table in (self.table2, self.table4, *self.rank_tables.values()):
+            table.setRowCount(0)
+        self.diff_bars.setOpts(x=[], height=[])
+        self.query_label.setText("Run a query to compare the models.")
+        missing = [what for what, ok in (("a collection", s.collection is not None),
+                                         ("a model", s.model is not None),
+                                         ("topics", bool(s.topics)), ("qrels", bool(s.qrels)))
+                   if not ok]
+        self.evaluate_button.setEnabled(not missing)
+        if missing:
+            text = "To evaluate, open " + _and(missing) + "."
+        else:
+            text = (f"{len(s.topics):,} topics and their qrels are open: click “Evaluate topic "
+                    "set” for Tables 2 and 4.")
+        self.eval_label.setText(text)
+        set_placeholder(self.diff_plot, text)
 
     def evaluate(self) -> None:
         s = self.state
@@ -269,8 +287,7 @@ class ComparisonPanel(QWidget):
 
     def _failed(self, exc, details) -> None:
         self.progress.setVisible(False)
-        if isinstance(exc, Stopped):
-            self.eval_label.setText("Evaluation stopped.")
+        if isinstance(exc, Stopped):  # for a model or topics no longer open; the label says so
             return
         self.eval_label.setText("Evaluation failed.")
         show_error(self, "Cannot evaluate", exc, details)
@@ -282,6 +299,7 @@ class ComparisonPanel(QWidget):
         fill_results_table(self.table4, evaluation.table4)
         d = evaluation.difference
         colours = [pg.mkBrush("#2f9e44" if v > 0 else "#e03131") for v in d.difference]
+        set_placeholder(self.diff_plot, None)
         self.diff_bars.setOpts(x=np.arange(len(d.difference)), height=d.difference,
                                brushes=colours, pens=[pg.mkPen(None)] * len(colours))
         self.eval_label.setText(
@@ -289,3 +307,8 @@ class ComparisonPanel(QWidget):
             "(paired randomization test, Benjamini-Hochberg adjusted) against the reference row; "
             f"best in bold. Log-linear beats Model 2 (jm) on {d.wins} topics, loses on "
             f"{d.losses}, ties on {d.ties}.")
+
+
+def _and(items: list[str]) -> str:
+    """'a, b and c'."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

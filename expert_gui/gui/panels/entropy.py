@@ -21,13 +21,13 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.evaluation.analysis import EntropyFit, entropy_vs_ap
-from expert_gui.core.evaluation.evaluate import check_stop
+from expert_gui.core.evaluation.evaluate import Stopped, check_stop
 from expert_gui.core.evaluation.measures import evaluated_topics, measure_run
 from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.rankers import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import boxed, make_plot
+from expert_gui.gui.widgets import boxed, make_plot, set_placeholder
 
 SHOWN_PEOPLE = 50  # bars of the current query's distribution
 HISTOGRAM_BINS = 20
@@ -128,20 +128,37 @@ class EntropyPanel(QWidget):
         layout.addWidget(split)
 
         state.ranked.connect(self.show_ranking)
+        state.model_changed.connect(lambda _: self._reset_query())
         state.model_changed.connect(lambda _: self._reset_topics())
         state.topics_changed.connect(self._reset_topics)
+        self._reset_query()
         self._reset_topics()
 
     # -- the current query ------------------------------------------------------------------------
+    def _reset_query(self) -> None:
+        self.query_label.setText("Run a query to see how sure the model is.")
+        self._clear_distribution("Run a query in the Query panel: its P(c|q) appears here.")
+
+    def _clear_distribution(self, note: str) -> None:
+        self.bars.setOpts(x=[], height=[])
+        self.uniform_line.setVisible(False)
+        self.distribution_plot.setTitle("P(c|q) of the current query")
+        set_placeholder(self.distribution_plot, note)
+
     def show_ranking(self, ranking) -> None:
         if ranking.probabilities is None or ranking.no_known_words:
             self.query_label.setText(f"“{ranking.query}”: no distribution (no known word).")
-            self.bars.setOpts(x=[], height=[])
+            self._clear_distribution("The model knows none of the query's words.")
             return
         p = np.sort(ranking.probabilities)[::-1]
         shown = p[:SHOWN_PEOPLE]
+        set_placeholder(self.distribution_plot, None)
         self.bars.setOpts(x=np.arange(1, len(shown) + 1), height=shown, width=0.8)
         self.uniform_line.setValue(1.0 / len(p))
+        self.uniform_line.setVisible(True)
+        self.distribution_plot.setTitle(
+            f"P(c|q) of the current query: the {len(shown)} most likely of {len(p):,} people"
+            if len(shown) < len(p) else f"P(c|q) of the current query: all {len(p):,} people")
         self.distribution_plot.setXRange(0.5, len(shown) + 0.5, padding=0.01)
         self.distribution_plot.setYRange(0, float(shown[0]) * 1.05, padding=0)
         top_share = float(shown[:5].sum())
@@ -152,8 +169,20 @@ class EntropyPanel(QWidget):
 
     # -- the topic set ----------------------------------------------------------------------------
     def _reset_topics(self) -> None:
+        """Another model or topic set: the plots of the previous one go."""
         s = self.state
+        s.runner.stop("entropy")
+        self.progress.setVisible(False)
+        self.result = None
+        self.histogram.setData([], [])
+        self.scatter.setData([], [])
+        self.fit_line.setData([], [])
+        self.scatter_plot.setTitle("Entropy against AP (Figure 3)")
         ready = s.model is not None and bool(s.topics)
+        set_placeholder(self.histogram_plot, "Click “Rank every topic”." if ready else
+                        "Needs topics and a model.")
+        set_placeholder(self.scatter_plot, "Click “Rank every topic”." if ready and s.qrels
+                        else "Needs topics, qrels and a model.")
         self.compute_button.setEnabled(ready)
         if not s.topics:
             self.topics_label.setText("Open topics (and qrels) to study a whole topic set.")
@@ -179,6 +208,8 @@ class EntropyPanel(QWidget):
 
     def _failed(self, exc, details) -> None:
         self.progress.setVisible(False)
+        if isinstance(exc, Stopped):  # the model or topics changed meanwhile
+            return
         show_error(self, "Cannot rank the topics", exc, details)
 
     def show_topics(self, result: TopicEntropies) -> None:
@@ -190,25 +221,32 @@ class EntropyPanel(QWidget):
             if hi - lo < 1e-9:
                 lo, hi = lo - 0.05, hi + 0.05
             counts, edges = np.histogram(values, bins=HISTOGRAM_BINS, range=(lo, hi))
+            set_placeholder(self.histogram_plot, None)
             self.histogram.setData(edges, counts)
+        else:
+            set_placeholder(self.histogram_plot, "No topic has a word the model knows.")
         skipped = len(result.entropy) - len(values)
         text = f"{len(values):,} topics ranked"
         if skipped:
             text += f" ({skipped} without a known word left out)"
         fit = result.fit
         if fit is not None and len(fit.entropy):
+            set_placeholder(self.scatter_plot, None)
             self.scatter.setData(fit.entropy, fit.ap, data=list(fit.topics))
-            if math.isfinite(fit.slope):
+            if math.isfinite(fit.slope) and math.isfinite(fit.r):
                 x = np.array([fit.entropy.min(), fit.entropy.max()])
                 self.fit_line.setData(x, fit.slope * x + fit.intercept)
                 text += (f"; Pearson's R = {fit.r:.2f} (permutation p = {fit.p:.3g}), "
                          f"AP ≈ {fit.slope:.2f} × entropy + {fit.intercept:.2f}")
-            else:
+                self.scatter_plot.setTitle(f"Entropy against AP (Figure 3): R = {fit.r:.2f}")
+            else:  # one topic, or AP (or entropy) the same for all: no correlation to draw
                 self.fit_line.setData([], [])
                 text += "; too few topics (or constant values) for a correlation"
-            self.scatter_plot.setTitle(f"Entropy against AP (Figure 3): R = {fit.r:.2f}")
+                self.scatter_plot.setTitle("Entropy against AP (Figure 3): no correlation")
         else:
             self.scatter.setData([], [])
             self.fit_line.setData([], [])
+            set_placeholder(self.scatter_plot, "Open qrels for the entropy-AP scatter."
+                            if fit is None else "No judged topic has a known word.")
             text += "; open qrels for the entropy-AP scatter"
         self.topics_label.setText(text)

@@ -25,11 +25,11 @@ from expert_gui.core.neighbours import METRICS, nearest_words
 from expert_gui.core.text import PAD_ID
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import boxed, fill_table, item, make_table
+from expert_gui.gui.widgets import boxed, fill_table, item, make_table, set_placeholder
 
 MAP_WORDS = 1500  # the most frequent words drawn on the map (t-SNE cost grows with them)
 PROJECTIONS = ("PCA", "t-SNE")
-LABELLED_NEIGHBOURS = 8  # the nearest words named on the map (more would overlap)
+LABELLED_NEIGHBOURS = 25  # the nearest words named on the map; the title says when k is more
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,11 @@ class NeighboursPanel(QWidget):
         self.map_plot = pg.PlotWidget(title="Word embeddings W_p in 2-D (click a word to query)")
         self.map_plot.hideAxis("bottom")
         self.map_plot.hideAxis("left")
-        self.background = pg.ScatterPlotItem(size=4, pen=None, brush=pg.mkBrush(134, 142, 150, 110))
-        self.highlight = pg.ScatterPlotItem(size=10, pen=pg.mkPen("w"), hoverable=True)
+        self.background = pg.ScatterPlotItem(size=4, pen=None, brush=pg.mkBrush(134, 142, 150, 110),
+                                             hoverable=True, tip=lambda x, y, data: str(data))
+        self.highlight = pg.ScatterPlotItem(size=10, pen=pg.mkPen("w"), hoverable=True,
+                                            tip=lambda x, y, data: self.tips.get(data, data))
+        self.tips: dict[str, str] = {}  # word -> what its dot's tooltip says
         for scatter in (self.background, self.highlight):
             scatter.sigClicked.connect(self._clicked)
             self.map_plot.addItem(scatter)
@@ -139,12 +142,18 @@ class NeighboursPanel(QWidget):
     def _model_changed(self, model) -> None:
         self.word_map = None
         self.background.setData([], [])
+        self.neighbours = []
+        self.query_ids = np.zeros(0, dtype=np.int64)
         self._clear_highlight()
         self.table.setRowCount(0)
         self.setEnabled(model is not None)
-        if model is not None:
-            self.status.setText(f"{len(model.vocab) - 1:,} words, dimension {model.dim}.")
-            self.compute_map()
+        self.map_plot.setTitle("Word embeddings W_p in 2-D")
+        if model is None:
+            self.status.setText("Train or open a model to explore its word embeddings.")
+            set_placeholder(self.map_plot, "Train or open a model to map its words.")
+            return
+        self.status.setText(f"{len(model.vocab) - 1:,} words, dimension {model.dim}.")
+        self.compute_map()
 
     def _follow_query(self, ranking) -> None:
         """The panel follows the query box until the user types words of their own."""
@@ -181,6 +190,8 @@ class NeighboursPanel(QWidget):
         if model is None:
             return
         method = self.projection_combo.currentText()
+        set_placeholder(self.map_plot, f"Laying out the {MAP_WORDS:,} most frequent words "
+                                       f"({method})…")
         self.state.runner.start("word-map", project_words, model.word_embeddings, method,
                                 on_success=lambda m: self._show_map(m, model),
                                 on_failure=lambda e, tb: show_error(self, "Cannot draw the map",
@@ -190,6 +201,7 @@ class NeighboursPanel(QWidget):
         if model is not self.state.model:
             return  # computed for a model that has since been replaced
         self.word_map = word_map
+        set_placeholder(self.map_plot, None)
         words = model.vocab.words
         self.background.setData(word_map.xy[:, 0], word_map.xy[:, 1],
                                 data=[words[i] for i in word_map.word_ids])
@@ -207,6 +219,7 @@ class NeighboursPanel(QWidget):
 
     def _clear_highlight(self) -> None:
         self.highlight.setData([], [])
+        self.tips = {}
         for label in self.labels:
             self.map_plot.removeItem(label)
         self.labels = []
@@ -216,7 +229,12 @@ class NeighboursPanel(QWidget):
         if self.word_map is None or self.state.model is None:
             return
         words = self.state.model.vocab.words
+        metric = self.metric_combo.currentText()
         spots = []
+        for i in self.query_ids:
+            self.tips[words[int(i)]] = f"{words[int(i)]} (query word)"
+        for rank, n in enumerate(self.neighbours, start=1):
+            self.tips[n.word] = f"{n.word}: nearest {rank} ({metric} distance {n.distance:.4f})"
         marked = [(int(i), "#d9480f") for i in self.query_ids] + \
             [(n.word_id, "#1f5fbf") for n in self.neighbours]
         for rank, (word_id, colour) in enumerate(marked):
@@ -244,12 +262,14 @@ class NeighboursPanel(QWidget):
             (x0, y0), (x1, y1) = xy.min(axis=0), xy.max(axis=0)
             self.map_plot.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.35)
         missing = len(self.query_ids) + len(self.neighbours) - len(spots)
+        notes = []
+        if len(self.neighbours) > LABELLED_NEIGHBOURS:
+            notes.append(f"the {LABELLED_NEIGHBOURS} nearest of {len(self.neighbours)} named")
         if missing:
-            self.map_plot.setTitle(f"Word embeddings in 2-D ({self.word_map.method}); {missing} "
-                                   f"highlighted words are outside the {MAP_WORDS:,} drawn")
-        else:
-            self.map_plot.setTitle(f"Word embeddings in 2-D ({self.word_map.method}); "
-                                   "click a word to query with it")
+            notes.append(f"{missing} highlighted words are outside the {MAP_WORDS:,} drawn")
+        notes = notes or ["click a word to query with it"]
+        self.map_plot.setTitle(f"Word embeddings in 2-D ({self.word_map.method}); "
+                               + "; ".join(notes))
 
     def _clicked(self, _scatter, points, *_) -> None:
         if len(points):
