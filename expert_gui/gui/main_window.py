@@ -7,12 +7,15 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication,
+    QAbstractSpinBox,
     QDockWidget,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
+    QPlainTextEdit,
     QTabWidget,
+    QTextEdit,
     QWidget,
 )
 
@@ -56,20 +59,23 @@ def fit_rect(rect: QRect, available: QRect) -> QRect:
 class ShortcutsEverywhere(QObject):
     """The window's menu shortcuts work wherever the focus is.
 
-    A line edit claims some keys for itself before shortcuts are looked up (Ctrl+E moves its
-    cursor to the end of the line on X11), so Ctrl+E typed in the query box used to edit the
-    query instead of exporting. This filter keeps those claims from the window's own shortcuts.
+    A text field claims some keys for itself before shortcuts are looked up (Ctrl+E moves a
+    line edit's cursor to the end of the line on X11), so Ctrl+E typed in the query box used to
+    edit the query instead of exporting. Installed on the window's text fields, this filter
+    keeps those claims from the window's own shortcuts.
     """
+
+    EDITORS = (QLineEdit, QAbstractSpinBox, QPlainTextEdit, QTextEdit)
 
     def __init__(self, window: QMainWindow, actions: list[QAction]):
         super().__init__(window)
-        self.window = window
         self.actions = actions
+        for kind in self.EDITORS:
+            for editor in window.findChildren(kind):
+                editor.installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:
         if event.type() != QEvent.Type.ShortcutOverride:
-            return False
-        if not isinstance(watched, QWidget) or watched.window() is not self.window:
             return False
         pressed = QKeySequence(event.keyCombination())
         for action in self.actions:
@@ -116,14 +122,15 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_actions()
         self.state.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.state.model_dropped.connect(lambda text: self.statusBar().showMessage(text, 15000))
+        # After the messages of the collection that caused it, so it is the one left showing.
+        self.state.model_dropped.connect(lambda text: QTimer.singleShot(
+            0, lambda: self.statusBar().showMessage(text, 15000)))
         self.state.model_changed.connect(self._show_model_state)
         self.state.collection_changed.connect(self._remember_collection)
         self.state.query_requested.connect(lambda _: self.show_panel("Query"))
         self.state.collection_requested.connect(self.collection_panel.open_collection)
         self.state.model_requested.connect(self.training_panel.open_model)
         self.shortcuts = ShortcutsEverywhere(self, self.shortcut_actions)
-        QApplication.instance().installEventFilter(self.shortcuts)
         self.resize(self._default_size())
         self._restore_layout()
 

@@ -38,7 +38,15 @@ def make_table(headers: list[str], *, stretch_last: bool = True) -> QTableWidget
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setStretchLastSection(stretch_last)
+    compact(table)
     return table
+
+
+def compact(widget: QWidget, lines: int = 3) -> QWidget:
+    """Let a scrolling view shrink to a few lines (Qt's default minimum is larger), so the
+    window fits a small screen or a large scale factor; it scrolls instead."""
+    widget.setMinimumHeight(widget.fontMetrics().height() * lines + 8)
+    return widget
 
 
 def item(value, *, align_right: bool | None = None, tooltip: str = "") -> QTableWidgetItem:

@@ -8,6 +8,8 @@ import numpy as np
 from expert_gui.core.model import LogLinearModel
 
 GUI_COLLECTION = Path(__file__).parent.parent / "fixtures" / "gui_collection"
+# Another collection: other people and words (4 people, no topics).
+OTHER_COLLECTION = Path(__file__).parent.parent / "fixtures" / "training"
 
 # Settings small enough for a 2-core CI box: a few seconds of training.
 TINY_TRAINING = {"dim": 16, "window": 4, "batch_size": 4, "epochs": 3, "checkpoint_every": 0}
@@ -24,12 +26,28 @@ def random_model(collection, dim: int = 8, seed: int = 0) -> LogLinearModel:
         person_ids=list(collection.person_ids),
         person_names=list(collection.person_names),
         collection_fingerprint=collection.fingerprint,
+        collection_source=collection.source,
     )
 
 
+def save_random_model(collection, name: str, mtime: float | None = None, **kwargs) -> Path:
+    """A random model of `collection` saved in the user's models folder."""
+    import os
+
+    from expert_gui.core.paths import models_dir
+    from expert_gui.core.storage import save_model
+
+    folder = save_model(random_model(collection, **kwargs), models_dir() / name)
+    if mtime is not None:
+        for f in folder.iterdir():
+            os.utime(f, (mtime, mtime))
+    return folder
+
+
 def open_collection(qtbot, window, path: Path = GUI_COLLECTION) -> None:
+    before = window.state.collection
     window.collection_panel.open_collection(path)
-    qtbot.waitUntil(lambda: window.state.collection is not None and not
+    qtbot.waitUntil(lambda: window.state.collection is not before and not
                     window.state.runner.running("load"), timeout=30_000)
 
 

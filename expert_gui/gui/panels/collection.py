@@ -33,7 +33,15 @@ from expert_gui.core.loading import load_collection
 from expert_gui.core.topics import read_topics
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import ColumnFitter, ElidedLabel, boxed, fill_table, item, make_table
+from expert_gui.gui.widgets import (
+    ColumnFitter,
+    ElidedLabel,
+    boxed,
+    compact,
+    fill_table,
+    item,
+    make_table,
+)
 
 # Problems listed one by one in the report (all are counted; a huge list would only slow the view).
 MAX_LISTED_PROBLEMS = 500
@@ -103,7 +111,7 @@ class CollectionPanel(QWidget):
         self.stats_table = make_table(["Statistic (Table 1)", "Value"])
         # Values keep their width; long statistic names shorten (their tooltips say them whole).
         self.stats_fitter = ColumnFitter(self.stats_table, content=(1,), elastic=(0,))
-        self.report_view = QPlainTextEdit()
+        self.report_view = compact(QPlainTextEdit())
         self.report_view.setReadOnly(True)
         self.report_view.setPlaceholderText("The load report appears here.")
 
@@ -130,9 +138,9 @@ class CollectionPanel(QWidget):
         self.people_view.horizontalHeader().setStretchLastSection(True)
         self.people_view.selectionModel().currentRowChanged.connect(self._show_person)
 
-        self.documents_list = QListWidget()
+        self.documents_list = compact(QListWidget())
         self.documents_list.currentItemChanged.connect(self._show_document)
-        self.document_view = QTextBrowser()
+        self.document_view = compact(QTextBrowser())
         self.document_view.setPlaceholderText("Select a person, then one of their documents.")
 
         top = QHBoxLayout()
@@ -169,6 +177,8 @@ class CollectionPanel(QWidget):
         layout.addLayout(top)
         layout.addLayout(loading)
         layout.addWidget(main, 1)
+
+        state.topics_changed.connect(self._show_topics)
 
     # -- opening ----------------------------------------------------------------------------------
     def choose_collection(self) -> None:
@@ -266,7 +276,6 @@ class CollectionPanel(QWidget):
             show_error(self, f"Cannot open {Path(path).name}", exc)
             return
         self.state.set_topics({t.id: t.query for t in topics}, path)
-        self._show_topics()
 
     def open_qrels(self, path: Path) -> None:
         try:
@@ -275,7 +284,6 @@ class CollectionPanel(QWidget):
             show_error(self, f"Cannot open {Path(path).name}", exc)
             return
         self.state.set_qrels(qrels, path)
-        self._show_topics()
 
     def _show_topics(self) -> None:
         s = self.state
@@ -332,10 +340,10 @@ class CollectionPanel(QWidget):
             it.setData(Qt.ItemDataRole.UserRole, int(d))
             self.documents_list.addItem(it)
         shown = min(len(documents), MAX_LISTED_DOCUMENTS)
-        self.documents_box.setTitle(
-            f"Documents of {collection.person_ids[person]}: "
-            + (f"the first {shown:,} of {len(documents):,}" if shown < len(documents)
-               else f"{len(documents):,}"))
+        # Titles stay short: a group box is at least as wide as its title.
+        self.documents_box.setTitle(f"Documents: the first {shown:,} of {len(documents):,}"
+                                    if shown < len(documents) else
+                                    f"Documents: {len(documents):,}")
 
     def _show_document(self, current, _previous=None) -> None:
         collection = self.state.collection

@@ -37,7 +37,15 @@ from expert_gui.core.rankers import make_ranker
 from expert_gui.core.rankers.loglinear import LogLinearRanker, supporting_documents
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import BarDelegate, ColumnFitter, boxed, fill_table, item, make_table
+from expert_gui.gui.widgets import (
+    BarDelegate,
+    ColumnFitter,
+    boxed,
+    compact,
+    fill_table,
+    item,
+    make_table,
+)
 
 DEFAULT_DEPTH = 50
 TREC_TOPIC_ID = "query"
@@ -115,7 +123,7 @@ class QueryPanel(QWidget):
                                          fixed={3: bar_width}, elastic=(0,))
         self.docs_table = make_table(["Document", "Matches", "Query words"])
         self.docs_table.currentCellChanged.connect(lambda row, *_: self._show_document(row))
-        self.doc_view = QTextBrowser()
+        self.doc_view = compact(QTextBrowser())
         self.doc_view.setPlaceholderText("Select a supporting document to read it.")
         self.why_label = QLabel("Select a person to see why they rank there.")
         self.why_label.setWordWrap(True)
@@ -149,6 +157,8 @@ class QueryPanel(QWidget):
         layout.addWidget(self.words_label)
         layout.addWidget(main, 1)
 
+        self._dropped = ""  # why the last model was closed, until another opens
+        state.model_dropped.connect(self._model_dropped)
         state.model_changed.connect(self._model_changed)
         state.collection_changed.connect(lambda _: self._model_changed(self.state.model))
         state.query_requested.connect(self.set_query)
@@ -167,6 +177,7 @@ class QueryPanel(QWidget):
             self.completer.set_words([])
             self.words_label.setText(self._no_model_text())
             return
+        self._dropped = ""
         self.completer.set_words(model.vocab.words[1:])
         text = (f"{model.n_people:,} people, {len(model.vocab) - 1:,} words known. "
                 "Press Enter to rank.")
@@ -177,11 +188,20 @@ class QueryPanel(QWidget):
         if self.query_edit.text().strip():
             self.run_query()
 
+    def _model_dropped(self, text: str) -> None:
+        self._dropped = text
+
     def _no_model_text(self) -> str:
-        """With no model: the saved models of this collection, newest first, to open."""
+        """With no model: why the last one closed, and the saved models of this collection,
+        newest first, to open."""
         collection = self.state.collection
         if collection is None:
             return "Open a collection, then train or open a model to query."
+        if self._dropped:
+            return html.escape(self._dropped) + "<br>" + self._saved_models_text(collection)
+        return self._saved_models_text(collection)
+
+    def _saved_models_text(self, collection) -> str:
         saved = [f for f in list_model_folders(models_dir())
                  if f.kind in (COMPLETE, PARTIAL) and f.belongs_to(collection)]
         name = html.escape(collection.name)
@@ -290,10 +310,10 @@ class QueryPanel(QWidget):
         found = () if collection is None else all_supporting_documents(
             collection, model.person_ids[person], self.ranking.known_words)
         self._documents = list(found[:SHOWN_DOCUMENTS])
-        self.docs_box.setTitle(
-            f"Supporting documents: {len(self._documents):,} of {len(found):,} (most query-word "
-            "occurrences first)" if len(found) > len(self._documents) else
-            f"Supporting documents: {len(found):,}")
+        # Titles stay short: a group box is at least as wide as its title.
+        self.docs_box.setTitle(f"Supporting documents: {len(self._documents):,} of {len(found):,}"
+                               if len(found) > len(self._documents) else
+                               f"Supporting documents: {len(found):,}")
         self.doc_view.clear()
         fill_table(self.docs_table, [[d.doc_id, d.matches, ", ".join(d.words)]
                                      for d in self._documents])

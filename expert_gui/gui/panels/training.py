@@ -52,7 +52,7 @@ from expert_gui.core.storage import load_model
 from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings, train
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import placeholder_text, set_placeholder
+from expert_gui.gui.widgets import compact, placeholder_text, set_placeholder
 from expert_gui.gui.workers import TaskBusy
 
 REDRAW_MS = 100  # the loss plot redraws at most ten times a second
@@ -416,7 +416,7 @@ class TrainingPanel(QWidget):
             numbers.addWidget(label, 2 * row + 1, col)
 
         self.models_box = QGroupBox("Saved models")
-        self.models_list = QListWidget()
+        self.models_list = compact(QListWidget())
         self.models_list.setObjectName("saved-models")
         self.models_list.itemActivated.connect(lambda it: self.open_model(self._item_path(it)))
         self.models_list.currentItemChanged.connect(lambda *_: self._update_buttons())
@@ -716,11 +716,12 @@ class TrainingPanel(QWidget):
             self.models_list.addItem(it)
             if selected is not None and info.path == selected.path:
                 self.models_list.setCurrentItem(it)
+        # The title stays short (a group box is at least as wide as its title).
         if collection is None:
             self.models_box.setTitle(f"Saved models ({len(folders)})")
         else:
-            self.models_box.setTitle(f"Saved models: {len(mine)} trained on {collection.name}, "
-                                     f"{len(others)} on other collections")
+            self.models_box.setTitle(f"Saved models: {len(mine)} of this collection, "
+                                     f"{len(others)} of others")
         self._update_buttons()
 
     def models_for_collection(self) -> list[ModelFolder]:
