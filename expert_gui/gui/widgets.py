@@ -130,10 +130,13 @@ class ElidedLabel(QLabel):
 class ColumnFitter(QObject):
     """Lays out a table's columns to its width, so the important ones never leave the screen.
 
-    `content` columns get their contents' width, `fixed` ones the given width, and the
-    `elastic` ones (long names and ids) share what is left, shortened with "…" when it is too
-    little. The table never scrolls sideways, however narrow it gets.
+    `content` columns get their contents' width, `fixed` ones the given width (down to
+    MIN_FIXED when space is short), and the `elastic` ones (long names and ids) share what is
+    left, shortened with "…" when it is too little. The table never scrolls sideways.
     """
+
+    MIN_FIXED = 40
+    MIN_ELASTIC = 16
 
     def __init__(self, table: QTableWidget, *, content=(), fixed: dict | None = None,
                  elastic=()):
@@ -162,7 +165,10 @@ class ColumnFitter(QObject):
         table = self.table
         available = table.viewport().width()
         widths = {c: self.natural_width(c) for c in self.content}
-        widths.update(self.fixed)
+        room = available - sum(widths.values()) - self.MIN_ELASTIC * len(self.elastic)
+        wanted = sum(self.fixed.values())
+        scale = 1.0 if room >= wanted else max(room, 0) / max(wanted, 1)
+        widths.update({c: max(int(w * scale), self.MIN_FIXED) for c, w in self.fixed.items()})
         left = max(available - sum(widths.values()), 0)
         natural = {c: max(self.natural_width(c), 1) for c in self.elastic}
         total = sum(natural.values())
@@ -170,9 +176,10 @@ class ColumnFitter(QObject):
             if total <= left:  # room for all: the last elastic column takes the rest
                 widths.update(natural)
                 widths[self.elastic[-1]] += left - total
-            else:  # each shrinks in proportion to its natural width
+            else:  # each keeps a sliver and shares the rest by its natural width
+                spare = max(left - self.MIN_ELASTIC * len(self.elastic), 0)
                 for c in self.elastic:
-                    widths[c] = max(left * natural[c] // total, 16)
+                    widths[c] = self.MIN_ELASTIC + spare * natural[c] // total
         for c, w in widths.items():
             table.setColumnWidth(c, w)
 

@@ -64,8 +64,8 @@ def test_the_saved_models_of_the_collection_are_offered_newest_first(qtbot, wind
               for i in range(window.training_panel.models_list.count())]
     assert [t.split()[0] for t in listed] == ["gui-newer", "gui-older", "other-newest"]
     assert "(trained on training)" in listed[2]
-    assert window.training_panel.models_box.title() == \
-        "Saved models: 2 of this collection, 1 of others"
+    assert window.training_panel.models_note.text() == \
+        "2 trained on gui_collection (first, newest first); 1 on other collections (grey)."
     window.query_panel._link(str(newer))  # the user clicks the offer
     qtbot.waitUntil(lambda: window.state.model is not None, timeout=30_000)
     assert window.state.model_path == newer != older

@@ -327,6 +327,9 @@ class _PathField(QWidget):
         self.edit.setToolTip(tip)
 
 
+PAPER_DEFAULTS = "the paper's defaults (section 4.4)"
+
+
 def collection_defaults(collection) -> tuple[TrainSettings, str, str]:
     """The form's defaults for a collection: its `train_settings.json` over the paper's, when it
     ships one. Returns the settings, where they come from (for the form's caption), and a
@@ -334,7 +337,7 @@ def collection_defaults(collection) -> tuple[TrainSettings, str, str]:
     paper = form_defaults()
     path = suggested_settings_path(collection.source) if collection is not None else None
     if path is None:
-        return paper, "the paper's (section 4.4)", ""
+        return paper, PAPER_DEFAULTS, ""
     try:
         values = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(values, dict):
@@ -342,7 +345,7 @@ def collection_defaults(collection) -> tuple[TrainSettings, str, str]:
         known = {f.name for f in dataclasses.fields(TrainSettings)}
         suggested = dataclasses.replace(paper, **{k: v for k, v in values.items() if k in known})
     except (OSError, ValueError, TypeError) as exc:
-        return paper, "the paper's (section 4.4)", f"ignored {path}: {exc}"
+        return paper, PAPER_DEFAULTS, f"ignored {path}: {exc}"
     return suggested, f"suggested by {collection.name}'s {path.name}", ""
 
 
@@ -360,7 +363,7 @@ class TrainingPanel(QWidget):
         self._task = None
         self._model_folder: Path | None = None
         self._run_text = ""  # "Training on X; saving to Y" while a run lasts
-        self._defaults, self._defaults_source = form_defaults(), "the paper's (section 4.4)"
+        self._defaults, self._defaults_source = form_defaults(), PAPER_DEFAULTS
         self._form_origin = ""  # set while the form shows a continued run's settings
         self._restore_folder: Path | None = None  # the last session's model, once its
         # collection is open
@@ -410,13 +413,15 @@ class TrainingPanel(QWidget):
             head = QLabel(title)
             head.setStyleSheet("color: #666;")
             label.setStyleSheet("font-weight: bold;")
+            for w in (head, label):
+                w.setWordWrap(True)  # a narrow window wraps them instead of widening
             # Two rows of pairs, so a narrow window still shows every number.
             row, col = divmod(i, 3)
             numbers.addWidget(head, 2 * row, col)
             numbers.addWidget(label, 2 * row + 1, col)
 
         self.models_box = QGroupBox("Saved models")
-        self.models_list = compact(QListWidget())
+        self.models_list = compact(QListWidget(), lines=2)
         self.models_list.setObjectName("saved-models")
         self.models_list.itemActivated.connect(lambda it: self.open_model(self._item_path(it)))
         self.models_list.currentItemChanged.connect(lambda *_: self._update_buttons())
@@ -436,8 +441,10 @@ class TrainingPanel(QWidget):
         for b in (self.open_button, self.continue_button, open_other, refresh):
             model_buttons.addWidget(b)
 
-        settings_box = QGroupBox("Settings")
+        # No group title: the caption above the form says whose settings it shows.
+        settings_box = QWidget()
         sl = QVBoxLayout(settings_box)
+        sl.setContentsMargins(0, 0, 0, 0)
         defaults_row = QHBoxLayout()
         defaults_row.addWidget(self.defaults_label, 1)
         defaults_row.addWidget(self.reset_button)
@@ -445,6 +452,11 @@ class TrainingPanel(QWidget):
         sl.addWidget(form_scroll, 1)
         sl.addLayout(buttons)
         ml = QVBoxLayout(self.models_box)
+        self.models_note = QLabel()
+        self.models_note.setObjectName("saved-models-note")
+        self.models_note.setWordWrap(True)
+        self.models_note.setStyleSheet("color: #495057;")
+        ml.addWidget(self.models_note)
         ml.addWidget(self.models_list)
         ml.addLayout(model_buttons)
         # Settings and saved models share the height; either can be dragged larger, and the
@@ -454,6 +466,7 @@ class TrainingPanel(QWidget):
         left.addWidget(self.models_box)
         left.setStretchFactor(0, 3)
         left.setStretchFactor(1, 1)
+        left.setSizes([600, 200])
         left.setChildrenCollapsible(False)
 
         right = QWidget()
@@ -513,9 +526,9 @@ class TrainingPanel(QWidget):
         if self._form_origin:
             text = self._form_origin
         elif self.form.settings() == self._defaults:
-            text = f"Defaults: {self._defaults_source}."
+            text = f"Settings: {self._defaults_source}."
         else:
-            text = f"Edited (defaults: {self._defaults_source})."
+            text = f"Settings: edited; Reset gives {self._defaults_source}."
         self.defaults_label.setText(text)
         self.reset_button.setEnabled(not self.is_training()
                                      and self.form.settings() != self._defaults)
@@ -716,12 +729,13 @@ class TrainingPanel(QWidget):
             self.models_list.addItem(it)
             if selected is not None and info.path == selected.path:
                 self.models_list.setCurrentItem(it)
-        # The title stays short (a group box is at least as wide as its title).
+        # Counts go in a wrapping note, not the title: a group box is as wide as its title.
         if collection is None:
-            self.models_box.setTitle(f"Saved models ({len(folders)})")
+            self.models_note.setText(f"{len(folders)} saved.")
         else:
-            self.models_box.setTitle(f"Saved models: {len(mine)} of this collection, "
-                                     f"{len(others)} of others")
+            self.models_note.setText(
+                f"{len(mine)} trained on {html.escape(collection.name)} (first, newest first); "
+                f"{len(others)} on other collections (grey).")
         self._update_buttons()
 
     def models_for_collection(self) -> list[ModelFolder]:
