@@ -138,3 +138,14 @@ def test_tsne_map_places_every_drawn_word(model):
     word_map = project_words(model.word_embeddings, "t-SNE", n_words=20)
     assert word_map.xy.shape == (len(word_map.word_ids), 2)
     assert np.isfinite(word_map.xy).all() and word_map.axes is None
+
+
+@pytest.mark.parametrize("method", ["PCA", "t-SNE"])
+@pytest.mark.parametrize("n_words", [0, 1, 2])
+def test_the_word_map_of_a_tiny_vocabulary_has_two_axes(method, n_words):
+    """A collection whose words are mostly numbers folds them into one token: one or two words
+    must still give a map (they once gave an IndexError)."""
+    embeddings = np.random.default_rng(0).normal(size=(n_words + 1, 5))
+    word_map = project_words(embeddings, method)
+    assert word_map.xy.shape == (n_words, 2) and len(word_map.word_ids) == n_words
+    assert np.isfinite(word_map.xy).all()

@@ -52,24 +52,28 @@ def project_words(embeddings: np.ndarray, method: str = "PCA", n_words: int = MA
 
     Vocabulary ids are in order of frequency, so the first ids are the most frequent words.
     """
+    if method not in PROJECTIONS:
+        raise ValueError(f"projection must be one of {PROJECTIONS}")
     ids = np.arange(PAD_ID + 1, min(len(embeddings), n_words + 1))
-    mean = embeddings[ids].astype(np.float64).mean(axis=0)
-    x = embeddings[ids].astype(np.float64) - mean
-    if method == "PCA":
-        _, _, vt = np.linalg.svd(x, full_matrices=False)
-        return WordMap(method, ids, x @ vt[:2].T, mean, vt[:2])
-    if method == "t-SNE":
-        from sklearn.manifold import TSNE
-        from threadpoolctl import threadpool_limits
+    x = embeddings[ids].astype(np.float64)
+    mean = x.mean(axis=0) if len(ids) else np.zeros(embeddings.shape[1])
+    x = x - mean
+    if method == "PCA" or len(ids) < 4:  # t-SNE needs a few words; so does a second axis
+        axes = np.zeros((2, embeddings.shape[1]))
+        if len(ids):
+            _, _, vt = np.linalg.svd(x, full_matrices=False)
+            axes[:len(vt[:2])] = vt[:2]
+        return WordMap("PCA", ids, x @ axes.T, mean, axes)
+    from sklearn.manifold import TSNE
+    from threadpoolctl import threadpool_limits
 
-        perplexity = float(min(30, max(2, (len(ids) - 1) // 3)))
-        # One OpenMP thread: spinning thread pools on a busy machine made t-SNE 10-100x slower
-        # and took the cores the window needs.
-        with threadpool_limits(limits=1):
-            xy = TSNE(n_components=2, perplexity=perplexity, init="pca",
-                      random_state=seed).fit_transform(x)
-        return WordMap(method, ids, xy)
-    raise ValueError(f"projection must be one of {PROJECTIONS}")
+    perplexity = float(min(30, max(2, (len(ids) - 1) // 3)))
+    # One OpenMP thread: spinning thread pools on a busy machine made t-SNE 10-100x slower
+    # and took the cores the window needs.
+    with threadpool_limits(limits=1):
+        xy = TSNE(n_components=2, perplexity=perplexity, init="pca",
+                  random_state=seed).fit_transform(x)
+    return WordMap(method, ids, xy)
 
 
 class NeighboursPanel(QWidget):
