@@ -109,12 +109,16 @@ class ElidedLabel(QLabel):
         """The whole text, not the shortened one on screen."""
         return self._full
 
+    def _margins(self) -> int:
+        m = self.contentsMargins()
+        return m.left() + m.right() + 2 * self.margin() + 4
+
     def sizeHint(self) -> QSize:
-        return QSize(self.fontMetrics().horizontalAdvance(self._full) + 4,
+        return QSize(self.fontMetrics().horizontalAdvance(self._full) + self._margins(),
                      super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(self.minimumWidth(), super().minimumSizeHint().height())
+        return QSize(self.minimumWidth() + self._margins(), super().minimumSizeHint().height())
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -122,7 +126,7 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle,
-                                              max(self.width() - 2, 0))
+                                              max(self.contentsRect().width() - 2, 0))
         if shown != QLabel.text(self):
             super().setText(shown)
 

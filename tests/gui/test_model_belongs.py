@@ -17,6 +17,7 @@ from gui_helpers import (
 
 from expert_gui.core.loading import load_collection
 from expert_gui.gui.main_window import MainWindow, settings
+from expert_gui.gui.panels.training import form_defaults
 
 pytestmark = pytest.mark.gui
 
@@ -121,3 +122,5 @@ def test_a_training_that_ends_after_a_switch_does_not_answer_for_the_new_collect
     assert window.state.model is None
     listed = [panel.models_list.item(i).text() for i in range(panel.models_list.count())]
     assert any(t.startswith(folder.name) and "(trained on gui_collection)" in t for t in listed)
+    # The form now shows the open collection's defaults, not the finished run's settings.
+    assert panel.form.settings() == form_defaults()

@@ -267,3 +267,16 @@ def test_the_word_map_names_every_neighbour_with_readable_tooltips(qtbot, collec
     assert tip == f"{first.word}: nearest 1 (euclidean distance {first.distance:.4f})"
     assert panel.background.opts["tip"](x=-0.356, y=0.0836, data="cache") == "cache"
     assert np.isfinite(first.distance)
+
+
+def test_a_new_model_redraws_the_current_query_everywhere(qtbot, window):
+    _loaded(qtbot, window)
+    qtbot.waitUntil(lambda: window.comparison_panel.model2 is not None, timeout=30_000)
+    window.query_panel.set_query("disk cache")
+    window.state.set_model(random_model(window.state.collection, seed=5), None)
+    ranking = window.state.ranking
+    assert ranking is not None  # the query panel ranked again with the new model
+    assert placeholder_text(window.entropy_panel.distribution_plot) is None
+    assert "“disk cache”" in window.entropy_panel.query_label.text()
+    assert all(t.rowCount() for t in window.comparison_panel.rank_tables.values())
+    assert window.comparison_panel.table2.columnCount() == 1  # no headers of an old result

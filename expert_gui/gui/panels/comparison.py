@@ -251,7 +251,11 @@ class ComparisonPanel(QWidget):
         s.runner.stop("evaluation")
         self.progress.setVisible(False)
         self.evaluation = None
-        for table in (self.table2, self.table4, *self.rank_tables.values()):
+        for table in (self.table2, self.table4):
+            table.setRowCount(0)
+            table.setColumnCount(1)
+            table.setHorizontalHeaderLabels(["Method"])
+        for table in self.rank_tables.values():
             table.setRowCount(0)
         self.diff_bars.setOpts(x=[], height=[])
         self.query_label.setText("Run a query to compare the models.")
@@ -267,6 +271,8 @@ class ComparisonPanel(QWidget):
                     "set” for Tables 2 and 4.")
         self.eval_label.setText(text)
         set_placeholder(self.diff_plot, text)
+        if s.ranking is not None:  # the query panel re-ranked with the new model first
+            self.compare(s.ranking)
 
     def evaluate(self) -> None:
         s = self.state

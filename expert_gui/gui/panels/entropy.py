@@ -136,6 +136,11 @@ class EntropyPanel(QWidget):
 
     # -- the current query ------------------------------------------------------------------------
     def _reset_query(self) -> None:
+        """Another model: the previous distribution goes (the query panel may already have
+        ranked the query again with the new one)."""
+        if self.state.ranking is not None:
+            self.show_ranking(self.state.ranking)
+            return
         self.query_label.setText("Run a query to see how sure the model is.")
         self._clear_distribution("Run a query in the Query panel: its P(c|q) appears here.")
 

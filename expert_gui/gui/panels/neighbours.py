@@ -158,6 +158,8 @@ class NeighboursPanel(QWidget):
             return
         self.status.setText(f"{len(model.vocab) - 1:,} words, dimension {model.dim}.")
         self.compute_map()
+        if self.state.ranking is not None:  # the query panel re-ranked with the new model
+            self._follow_query(self.state.ranking)
 
     def _follow_query(self, ranking) -> None:
         """The panel follows the query box until the user types words of their own."""

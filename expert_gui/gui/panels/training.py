@@ -362,6 +362,7 @@ class TrainingPanel(QWidget):
         self.setObjectName("training-panel")
         self._task = None
         self._model_folder: Path | None = None
+        self._trained_collection = None  # the collection the current or last run trains on
         self._run_text = ""  # "Training on X; saving to Y" while a run lasts
         self._defaults, self._defaults_source = form_defaults(), PAPER_DEFAULTS
         self._form_origin = ""  # set while the form shows a continued run's settings
@@ -620,6 +621,7 @@ class TrainingPanel(QWidget):
 
     def _train(self, settings: TrainSettings, folder: Path, *, resume: bool) -> None:
         collection = self.state.collection
+        self._trained_collection = collection
         self._model_folder = folder
         self.plot.clear_data()
         set_placeholder(self.plot, "Preparing the training instances…")
@@ -684,6 +686,9 @@ class TrainingPanel(QWidget):
 
     def _on_finished(self) -> None:
         self._clear_numbers(keep_progress=True)
+        collection = self.state.collection
+        if collection is not None and collection is not self._trained_collection:
+            self.apply_collection_defaults(collection)  # another was opened while it trained
         self._update_buttons()
         self._show_idle()
 
@@ -698,7 +703,7 @@ class TrainingPanel(QWidget):
                                     else "Training done")
         else:  # another collection was opened meanwhile: the model waits in the list
             done += (f". Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
-                     ", not to the collection now open.")
+                     ", not to the collection now open")
             self.state.message.emit("Training done; the model belongs to another collection")
         self._finished_text = done + "."
         self.refresh_models()
