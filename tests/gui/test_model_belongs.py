@@ -63,7 +63,7 @@ def test_the_saved_models_of_the_collection_are_offered_newest_first(qtbot, wind
     assert label.index("gui-newer") < label.index("gui-older") and "other-newest" not in label
     listed = [window.training_panel.models_list.item(i).text()
               for i in range(window.training_panel.models_list.count())]
-    assert [t.split()[0] for t in listed] == ["gui-newer", "gui-older", "other-newest"]
+    assert [t.split("\n")[0] for t in listed] == ["gui-newer", "gui-older", "other-newest"]
     assert "(trained on training)" in listed[2]
     assert window.training_panel.models_note.text() == \
         "2 trained on gui_collection (first, newest first); 1 on other collections (grey)."
@@ -83,6 +83,7 @@ def test_a_relaunch_restores_the_last_model_only_with_its_own_collection(qtbot):
         qtbot.addWidget(win)
         messages = []
         win.state.message.connect(messages.append)
+        win.state.model_dropped.connect(messages.append)
         win.open_startup_collection()
         qtbot.waitUntil(lambda m=messages: any(t.startswith(("Opened model", "Did not reopen"))
                                                for t in m), timeout=30_000)

@@ -72,7 +72,7 @@ def test_an_interrupted_run_is_listed_and_continues(qtbot, window):
     panel = window.training_panel
     total = read_model_folder(folder).total_steps
     assert total > 7
-    assert _list(panel) == [f"gui-interrupted   interrupted at step 6 of {total} (epoch 1 of 2)"]
+    assert _list(panel) == [f"gui-interrupted\ninterrupted at step 6 of {total} (epoch 1 of 2)"]
     panel.models_list.setCurrentRow(0)
     assert panel.continue_button.isEnabled()
     panel.continue_button.click()
@@ -118,6 +118,8 @@ def test_a_model_saved_after_stop_is_marked_partial_everywhere(qtbot, window):
     assert f"<b>partial</b>, {where}" in panel.status_label.text()  # the training panel
     assert f"partial: {where}" in _list(panel)[0]  # the saved models
     assert "A <b>partial</b> model" in window.query_panel.words_label.text()  # the query panel
+    window.query_panel.set_query("disk cache")
+    assert f"a <b>partial</b> model ({where})" in window.query_panel.words_label.text()
 
 
 def test_status_follows_pause_resume_and_stop(qtbot, window):

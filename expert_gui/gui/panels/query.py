@@ -258,6 +258,10 @@ class QueryPanel(QWidget):
                          "nobody can be ranked.</span>")
         elif ranking.entropy is not None:
             parts.append(f"normalized entropy (Eq. 6): {ranking.entropy:.3f}")
+        partial = partial_text(self.state.model) if self.state.model is not None else ""
+        if partial:
+            parts.append(f'<span style="color:#d9480f">a <b>partial</b> model '
+                         f"({html.escape(partial)})</span>")
         self.words_label.setText(" &nbsp;·&nbsp; ".join(parts))
 
     def _show_ranking(self, ranking) -> None:

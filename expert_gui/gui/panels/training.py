@@ -424,6 +424,9 @@ class TrainingPanel(QWidget):
         self.models_box = QGroupBox("Saved models")
         self.models_list = compact(QListWidget(), lines=2)
         self.models_list.setObjectName("saved-models")
+        # Name on one line, what it is on the next, wrapped: nothing hides behind a scroll bar.
+        self.models_list.setWordWrap(True)
+        self.models_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.models_list.itemActivated.connect(lambda it: self.open_model(self._item_path(it)))
         self.models_list.currentItemChanged.connect(lambda *_: self._update_buttons())
         self.open_button = QPushButton("Open")
@@ -467,7 +470,7 @@ class TrainingPanel(QWidget):
         left.addWidget(self.models_box)
         left.setStretchFactor(0, 3)
         left.setStretchFactor(1, 1)
-        left.setSizes([600, 200])
+        left.setSizes([500, 300])
         left.setChildrenCollapsible(False)
 
         right = QWidget()
@@ -723,9 +726,9 @@ class TrainingPanel(QWidget):
         others = [f for f in folders if f not in mine]
         self.models_list.clear()
         for info in mine + others:
-            text = f"{info.name}   {info.status_text()}"
+            text = f"{info.name}\n{info.status_text()}"
             if collection is not None and info not in mine:
-                text += f"   (trained on {_source_name(info)})"
+                text += f" (trained on {_source_name(info)})"
             it = QListWidgetItem(text)
             it.setData(Qt.ItemDataRole.UserRole, str(info.path))
             it.setToolTip(f"{info.path}\n{info.status_text()}")
@@ -801,8 +804,10 @@ class TrainingPanel(QWidget):
         collection = self.state.collection
         if not self.state.fits(model):
             if restoring:  # never bring back a model that does not belong to the collection
-                self.state.message.emit(f"Did not reopen {folder.name}: it was trained on "
-                                        f"another collection than {collection.name}")
+                trained_on = Path(model.collection_source).name if model.collection_source \
+                    else "another collection"
+                self.state.model_dropped.emit(f"Did not reopen {folder.name}: it was trained on "
+                                              f"{trained_on}, not on {collection.name}.")
                 return
             source = Path(model.collection_source) if model.collection_source else None
             if source is not None and source.exists() and self.confirm_open_collection(
