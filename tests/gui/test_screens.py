@@ -136,9 +136,10 @@ def test_probabilities_and_bars_stay_visible_and_proportional_at_any_width(qtbot
 
 
 def test_statistics_values_and_settings_rows_fit_a_small_window(qtbot, window):
+    """720 x 450: the window on a 1600 x 1000 screen at QT_SCALE_FACTOR=2."""
     open_collection(qtbot, window)
-    window.resize(640, 420)
-    qtbot.waitUntil(lambda: window.width() == 640)
+    window.resize(720, 450)
+    qtbot.waitUntil(lambda: window.width() == 720)
     window.show_panel("Collection")
     stats = window.collection_panel.stats_table
     header = stats.horizontalHeader()

@@ -52,7 +52,7 @@ from expert_gui.core.storage import load_model
 from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings, train
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import compact, placeholder_text, set_placeholder
+from expert_gui.gui.widgets import ElidedLabel, compact, placeholder_text, set_placeholder
 from expert_gui.gui.workers import TaskBusy
 
 REDRAW_MS = 100  # the loss plot redraws at most ten times a second
@@ -422,7 +422,7 @@ class TrainingPanel(QWidget):
             numbers.addWidget(label, 2 * row + 1, col)
 
         self.models_box = QGroupBox("Saved models")
-        self.models_list = compact(QListWidget(), lines=2)
+        self.models_list = compact(QListWidget(), lines=3)
         self.models_list.setObjectName("saved-models")
         # Name on one line, what it is on the next, wrapped: nothing hides behind a scroll bar.
         self.models_list.setWordWrap(True)
@@ -456,9 +456,8 @@ class TrainingPanel(QWidget):
         sl.addWidget(form_scroll, 1)
         sl.addLayout(buttons)
         ml = QVBoxLayout(self.models_box)
-        self.models_note = QLabel()
+        self.models_note = ElidedLabel()  # one line, whole in its tooltip
         self.models_note.setObjectName("saved-models-note")
-        self.models_note.setWordWrap(True)
         self.models_note.setStyleSheet("color: #495057;")
         ml.addWidget(self.models_note)
         ml.addWidget(self.models_list)
@@ -742,7 +741,7 @@ class TrainingPanel(QWidget):
             self.models_note.setText(f"{len(folders)} saved.")
         else:
             self.models_note.setText(
-                f"{len(mine)} trained on {html.escape(collection.name)} (first, newest first); "
+                f"{len(mine)} trained on {collection.name} (first, newest first); "
                 f"{len(others)} on other collections (grey).")
         self._update_buttons()
 
