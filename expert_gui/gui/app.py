@@ -88,4 +88,6 @@ def run_gui(screenshot_dir: str | None = None) -> int:
         window.close()
         return 0
     window.open_startup_collection()
-    return app.exec()
+    status = app.exec()
+    window.state.runner.shut_down()  # nothing may still run when Python tears Qt down
+    return status

@@ -377,7 +377,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_layout()
-        self.state.runner.stop_all()
+        self.state.runner.shut_down()
         super().closeEvent(event)
 
     # -- drag and drop --------------------------------------------------------------------------

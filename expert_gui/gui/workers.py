@@ -124,6 +124,7 @@ class TaskRunner(QObject):
         self._tasks: dict[str, Task] = {}
         self._retired: set[Task] = set()
         self._callbacks: dict[Task, tuple] = {}
+        self._closed = False
 
     def running(self, slot: str) -> Task | None:
         task = self._tasks.get(slot)
@@ -159,6 +160,13 @@ class TaskRunner(QObject):
         if task is not None:
             task.stop()
 
+    def shut_down(self, wait_ms: int = 30_000) -> bool:
+        """Stop every task for good (the window is closing): results that arrive later reach no
+        callback, so none can start new work while the application exits (a QThread destroyed
+        while it runs aborts the process)."""
+        self._closed = True
+        return self.stop_all(wait_ms)
+
     def stop_all(self, wait_ms: int = 30_000) -> bool:
         """Ask every task to stop and wait for them; True when all ended in time."""
         tasks = [t for t in [*self._tasks.values(), *self._retired] if t.isRunning()]
@@ -174,7 +182,7 @@ class TaskRunner(QObject):
     def _current_callbacks(self, index: int):
         """The callback of the sending task, or None when the task was replaced since."""
         task = self.sender()
-        if task is None or self._tasks.get(task.name) is not task:
+        if self._closed or task is None or self._tasks.get(task.name) is not task:
             return None
         return self._callbacks.get(task, (None, None, None))[index]
 

@@ -91,6 +91,10 @@ def test_closing_during_training_asks_and_keeps_the_checkpoint(qtbot, window):
     assert not window.isVisible()
     assert not window.state.runner.any_running()
     assert (folder / "checkpoint").is_dir() and (folder / "manifest.json").is_file()
+    # The stopped run's result arrives after the close: it must start no work (opening the model
+    # once started the word map, whose thread Qt then destroyed running, aborting the app).
+    qtbot.wait(300)
+    assert window.state.model is None and not window.state.runner.any_running()
 
 
 def test_an_exception_in_a_slot_becomes_a_dialog_and_a_log_line(qtbot, window, monkeypatch,

@@ -265,7 +265,7 @@ def test_the_word_map_names_every_neighbour_with_readable_tooltips(qtbot, collec
     assert len(panel.neighbours) == 15
     first = panel.neighbours[0]
     tip = panel.highlight.opts["tip"](x=0.0, y=0.0, data=first.word)
-    assert tip == f"{first.word}: nearest 1 (euclidean distance {first.distance:.4f})"
+    assert tip == f"{first.word}: neighbour 1 of 15, euclidean distance {first.distance:.4f}"
     assert panel.background.opts["tip"](x=-0.356, y=0.0836, data="cache") == "cache"
     assert np.isfinite(first.distance)
 

@@ -240,7 +240,8 @@ class NeighboursPanel(QWidget):
         for i in self.query_ids:
             self.tips[words[int(i)]] = f"{words[int(i)]} (query word)"
         for rank, n in enumerate(self.neighbours, start=1):
-            self.tips[n.word] = f"{n.word}: nearest {rank} ({metric} distance {n.distance:.4f})"
+            self.tips[n.word] = (f"{n.word}: neighbour {rank} of {len(self.neighbours)}, "
+                                 f"{metric} distance {n.distance:.4f}")
         marked = [(int(i), "#d9480f") for i in self.query_ids] + \
             [(n.word_id, "#1f5fbf") for n in self.neighbours]
         for rank, (word_id, colour) in enumerate(marked):

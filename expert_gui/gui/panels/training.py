@@ -426,6 +426,7 @@ class TrainingPanel(QWidget):
         self.models_list.setObjectName("saved-models")
         # Name on one line, what it is on the next, wrapped: nothing hides behind a scroll bar.
         self.models_list.setWordWrap(True)
+        self.models_list.setAlternatingRowColors(True)
         self.models_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.models_list.itemActivated.connect(lambda it: self.open_model(self._item_path(it)))
         self.models_list.currentItemChanged.connect(lambda *_: self._update_buttons())
