@@ -1,8 +1,8 @@
 """Model files and training checkpoints: safetensors for arrays, JSON for everything else.
 
 A model folder holds `model.safetensors` (W_p, W_c, b_c) and `manifest.json` (format version,
-training settings, vocabulary, text settings, people, collection fingerprint, history, and the
-SHA-256 of the tensor file, so a truncated or altered file is caught before it is used). Nothing
+training settings, vocabulary, text settings, people, collection fingerprint, history, the
+calibration on held-out documents when there is one, and the SHA-256 of the tensor file, so a truncated or altered file is caught before it is used). Nothing
 is ever unpickled. Every file is written under a temporary name and renamed into place, so a
 crash leaves the previous file or none, never half of one.
 """
@@ -49,6 +49,8 @@ def save_model(model: LogLinearModel, folder: str | Path) -> Path:
         "collection_source": model.collection_source,
         "history": model.history,
     }
+    if model.calibration is not None:
+        manifest["calibration"] = model.calibration
     _write_atomic(folder / MODEL_FILE, blob)
     _write_atomic(folder / MANIFEST_FILE, json.dumps(manifest, indent=1).encode("utf-8"))
     return folder
@@ -82,6 +84,7 @@ def load_model(folder: str | Path) -> LogLinearModel:
             collection_fingerprint=manifest["collection_fingerprint"],
             collection_source=manifest["collection_source"],
             history=manifest["history"],
+            calibration=manifest.get("calibration"),
         )
     except (SafetensorError, KeyError, TypeError, ValueError) as exc:
         raise ModelFileError(folder, None, f"not a valid model: {exc!r}") from exc

@@ -1,0 +1,133 @@
+"""Training with held-out documents, and what they decide: the weights of `auto`, the held-out
+MAP and MRR of its members, and (with early stopping) the epoch to keep.
+
+`calibrate` ranks every held-out document with each member of `auto` (rankers.fusion.MEMBERS),
+chooses the fusion weights, and returns the `calibration` record a model keeps in its manifest:
+
+    {"held_out": {fraction, minimum, maximum, seed, documents: [ids]},
+     "fusion": {"members": [...], "weights": [...], "normalisation": "z-score"},
+     "measures": {method: {"AP": MAP, "RR": MRR}}}   (over the held-out documents)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from expert_gui.core.collection import Collection
+from expert_gui.core.evaluation.evaluate import check_stop
+from expert_gui.core.evaluation.measures import measure_run
+from expert_gui.core.evaluation.runs import run_from_rankings
+from expert_gui.core.heldout import HeldOut, held_out_again
+from expert_gui.core.model import LogLinearModel
+from expert_gui.core.rankers.common import ranked
+from expert_gui.core.rankers.fusion import (
+    MEMBERS,
+    FusionRanker,
+    average_precisions,
+    choose_weights,
+)
+from expert_gui.core.storage import save_model
+from expert_gui.core.text import Tokenizer
+from expert_gui.core.training import TrainSettings, train
+
+CALIBRATION_MEASURES = ("AP", "RR")
+
+
+def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
+                        out_dir=None, progress=None, should_stop=None, should_pause=None,
+                        resume: bool = False, word_vectors=None,
+                        calibration_progress=None) -> LogLinearModel:
+    """Train on `split.training`, then calibrate `auto` on the held-out documents and save.
+
+    With `settings.early_stopping` and held-out documents, training keeps the epoch with the best
+    held-out MAP of the log-linear model (the validation loss kept falling after MAP peaked).
+    A stopped run is saved as `train` saves it, uncalibrated.
+    """
+    has_queries = len(split.documents) > 0
+    score = held_out_map(split) if settings.early_stopping and has_queries else None
+    model = train(split.training, settings, out_dir=out_dir, progress=progress,
+                  should_stop=should_stop, should_pause=should_pause, resume=resume,
+                  word_vectors=word_vectors, epoch_score=score)
+    if has_queries and not (should_stop is not None and should_stop()):
+        model.calibration = calibrate(model, split, progress=calibration_progress,
+                                      should_stop=should_stop)
+        if out_dir is not None:
+            save_model(model, out_dir)
+    return model
+
+
+def calibrate(model: LogLinearModel, split: HeldOut, *,
+              progress: Callable[[tuple[int, int]], None] | None = None,
+              should_stop: Callable[[], bool] | None = None) -> dict:
+    """Rank the held-out documents with every member, choose the weights, measure all."""
+    from expert_gui.core.rankers import make_ranker
+
+    members = [make_ranker(m, model=model, collection=split.training) for m in MEMBERS]
+    fusion = FusionRanker(members, np.full(len(members), 1.0 / len(members)))
+    index = {p: i for i, p in enumerate(fusion.person_ids)}
+    queries, qrels = split.queries(), split.qrels()
+    topics, zs, relevant = [], [], []
+    for i, (topic, text) in enumerate(queries.items()):
+        check_stop(should_stop)
+        _, z = fusion.member_scores(text)
+        topics.append(topic)
+        zs.append(z)
+        relevant.append(np.array([index[p] for p in qrels[topic]], dtype=np.int64))
+        if progress is not None:
+            progress((i + 1, len(queries)))
+    weights, _ = choose_weights(zs, relevant)
+    measures = {}
+    for name, row in [*((m, np.eye(len(MEMBERS))[k]) for k, m in enumerate(MEMBERS)),
+                      ("auto", weights)]:
+        rankings = {t: _ranking(fusion, row @ z, z) for t, z in zip(topics, zs, strict=True)}
+        per_topic = measure_run(qrels, run_from_rankings(rankings), topics,
+                                CALIBRATION_MEASURES)
+        measures[name] = per_topic.means()
+    return {
+        "held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
+        "fusion": {"members": list(MEMBERS), "weights": [float(w) for w in weights],
+                   "normalisation": "z-score"},
+        "measures": measures,
+    }
+
+
+def _ranking(fusion: FusionRanker, scores: np.ndarray, z: np.ndarray, depth: int = 1000):
+    """The ranking `scores` give (none when no member knew a word of the query)."""
+    if not z.any():
+        return ranked("", "", fusion.person_ids, np.zeros(0), (), (), 0)
+    return ranked("", "", fusion.person_ids, scores, ("?",), (), depth)
+
+
+def held_out_map(split: HeldOut) -> Callable[[dict], float]:
+    """MAP of the log-linear model (Eq. 2) on the held-out documents, from raw parameters
+    (word_embeddings, candidate_weights, candidate_bias): what early stopping watches at the end
+    of every epoch. The queries are encoded once."""
+    training = split.training
+    tokenizer = Tokenizer(training.settings)
+    index = training.person_index
+    queries, qrels = split.queries(), split.qrels()
+    encoded = [(training.vocab.encode(tokenizer.words(text))[0],
+                np.array([index[p] for p in qrels[topic]], dtype=np.int64))
+               for topic, text in queries.items()]
+
+    def score(params: dict) -> float:
+        wp, wc, b = (np.asarray(params[k], dtype=np.float64) for k in
+                     ("word_embeddings", "candidate_weights", "candidate_bias"))
+        total = 0.0
+        for ids, rel in encoded:
+            if len(ids):
+                logits = wc @ wp[ids].sum(axis=0) + len(ids) * b
+                total += float(average_precisions(logits[None, :], rel)[0])
+        return total / max(len(encoded), 1)
+
+    return score
+
+
+def index_for(model: LogLinearModel, collection: Collection) -> Collection:
+    """The collection as the model's rankers index it: without the documents held out of its
+    training (the same ones again, by id), or whole for a model trained on all of it."""
+    if model.calibration:
+        return held_out_again(collection, model.calibration).training
+    return collection
