@@ -73,7 +73,7 @@ def test_choose_weights_is_never_below_its_best_member():
     corners = [maps[np.flatnonzero((grid == np.eye(3)[k]).all(axis=1))[0]] for k in range(3)]
     assert maps.max() >= max(corners)
     assert weights.sum() == pytest.approx(1.0)
-    perfect = [np.vstack([np.eye(25)[r].sum(axis=0) * 5, z[1:]]) for z, r in zip(zs, rel)]
+    perfect = [np.vstack([np.eye(25)[r].sum(axis=0) * 5, z[1:]]) for z, r in zip(zs, rel, strict=True)]
     best, _ = choose_weights(perfect, rel)
     assert best.tolist() == [1.0, 0.0, 0.0]  # a perfect member alone; ties go to the corner
 

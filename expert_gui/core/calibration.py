@@ -11,13 +11,14 @@ chooses the fusion weights, and returns the `calibration` record a model keeps i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from expert_gui.core.collection import Collection
-from expert_gui.core.evaluation.evaluate import check_stop
-from expert_gui.core.evaluation.measures import measure_run
+from expert_gui.core.errors import QueryError
+from expert_gui.core.evaluation.evaluate import check_stop, evaluate, part_progress
+from expert_gui.core.evaluation.measures import PerTopic, measure_run
 from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.heldout import HeldOut, held_out_again
 from expert_gui.core.model import LogLinearModel
@@ -41,12 +42,12 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
                         calibration_progress=None) -> LogLinearModel:
     """Train on `split.training`, then calibrate `auto` on the held-out documents and save.
 
-    With `settings.early_stopping` and held-out documents, training keeps the epoch with the best
-    held-out MAP of the log-linear model (the validation loss kept falling after MAP peaked).
-    A stopped run is saved as `train` saves it, uncalibrated.
+    The log-linear model's held-out MAP is recorded after every epoch (about a second on DPDK);
+    with `settings.early_stopping` training keeps the epoch where it was best (the validation loss
+    kept falling after MAP peaked). A stopped run is saved as `train` saves it, uncalibrated.
     """
     has_queries = len(split.documents) > 0
-    score = held_out_map(split) if settings.early_stopping and has_queries else None
+    score = held_out_map(split) if has_queries else None
     model = train(split.training, settings, out_dir=out_dir, progress=progress,
                   should_stop=should_stop, should_pause=should_pause, resume=resume,
                   word_vectors=word_vectors, epoch_score=score)
@@ -123,6 +124,31 @@ def held_out_map(split: HeldOut) -> Callable[[dict], float]:
         return total / max(len(encoded), 1)
 
     return score
+
+
+def held_out_measures(model: LogLinearModel, collection: Collection,
+                      methods: Sequence[str] | None = None, *, depth: int = 1000,
+                      progress: Callable[[tuple[float, int]], None] | None = None,
+                      should_stop: Callable[[], bool] | None = None) -> dict[str, PerTopic]:
+    """Every method's measures on the model's held-out documents as queries (their people the
+    answers): which method works best on this collection. `collection` is the whole one the model
+    was trained from; the rankers index it without the held-out documents."""
+    from expert_gui.core.rankers import METHODS, make_ranker
+
+    if not model.calibration:
+        raise QueryError("this model was trained without held-out documents; train it again "
+                         "with some (the default) to see which method works best")
+    methods = METHODS if methods is None else methods
+    split = held_out_again(collection, model.calibration)
+    queries, qrels = split.queries(), split.qrels()
+    topics = list(queries)
+    out = {}
+    for i, method in enumerate(methods):
+        ranker = make_ranker(method, model=model, collection=split.training)
+        out[method], _ = evaluate(ranker, queries, qrels, topics, depth=depth,
+                                  progress=part_progress(progress, i, len(methods)),
+                                  should_stop=should_stop)
+    return out
 
 
 def index_for(model: LogLinearModel, collection: Collection) -> Collection:
