@@ -114,3 +114,27 @@ def test_checkpoint_round_trip_and_atomic_replace(tmp_path):
     (folder / "state.safetensors").write_bytes(b"\0" * 10)
     with pytest.raises(ModelFileError, match="state.safetensors"):
         load_checkpoint(folder)
+
+
+def test_calibration_round_trips_and_is_optional(saved, tmp_path):
+    model, folder = saved
+    assert "calibration" not in json.loads((folder / "manifest.json").read_text())
+    assert load_model(folder).calibration is None
+    model.calibration = {"held_out": {"fraction": 0.02, "minimum": 50, "maximum": 1000,
+                                      "seed": 0, "documents": ["d1", "d2"]},
+                         "fusion": {"members": ["loglinear", "model2-jm", "model1-d"],
+                                    "weights": [0.5, 0.25, 0.25], "normalisation": "z-score"},
+                         "measures": {"auto": {"AP": 0.5, "RR": 0.6}}}
+    save_model(model, tmp_path / "calibrated")
+    assert load_model(tmp_path / "calibrated").calibration == model.calibration
+
+
+def test_a_model_keeps_the_numbers_rule_it_was_trained_with(saved):
+    """Models trained before the default became "numbers" name their rule, and keep it."""
+    _, folder = saved
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["text_settings"]["numbers"] = "any-digit"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    back = load_model(folder)
+    assert back.text_settings.numbers == "any-digit"
+    assert back.tokenizer.words("mlx5 queue") == ["<num>", "queue"]

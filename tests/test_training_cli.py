@@ -9,11 +9,13 @@ from expert_gui.core.storage import load_model
 def test_train_writes_a_model_and_resumes(tmp_path, capsys):
     out = tmp_path / "model"
     args = ["train", str(FOLDER), "--out", str(out), "--dim", "8", "--batch-size", "32",
-            "--epochs", "2", "--numbers", "numeric", "--seed", "5"]
+            "--epochs", "2", "--numbers", "any-digit", "--seed", "5"]
     assert main(args) == 0
     model = load_model(out)
     assert model.dim == 8 and len(model.history) == 2
-    assert model.text_settings.numbers == "numeric" and model.settings["seed"] == 5
+    assert model.text_settings.numbers == "any-digit" and model.settings["seed"] == 5
+    assert model.calibration["held_out"]["documents"]  # some documents were held out
+    assert "held-out documents as queries" in capsys.readouterr().out
     # Resuming takes the checkpoint's settings; only --epochs changes.
     assert main(["train", str(FOLDER), "--out", str(out), "--epochs", "3", "--resume"]) == 0
     resumed = load_model(out)
