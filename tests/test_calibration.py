@@ -11,6 +11,8 @@ from expert_gui.core.calibration import (
     held_out_measures,
     index_for,
     train_and_calibrate,
+    train_with_held_out,
+    trained_on,
 )
 from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.evaluate import evaluate
@@ -65,11 +67,13 @@ def test_the_models_rankers_index_the_collection_without_its_held_out_documents(
     model, _ = trained
     index = index_for(model, split.collection)
     assert index.fingerprint == model.collection_fingerprint == split.training.fingerprint
+    assert trained_on(model, split.collection) and not trained_on(model, split.training)
     assert index.doc_ids == split.training.doc_ids
     auto = make_ranker("auto", model=model, collection=index)
     assert auto.calibrated and auto.weights.tolist() == model.calibration["fusion"]["weights"]
     uncalibrated = train(split.collection, SETTINGS)
     assert index_for(uncalibrated, split.collection) is split.collection
+    assert trained_on(uncalibrated, split.collection)
     with pytest.raises(QueryError, match="without held-out documents"):
         held_out_measures(uncalibrated, split.collection)
 
@@ -99,3 +103,9 @@ def test_calibrate_reports_progress(split, trained):
     calibrate(model, split, progress=events.append)
     assert events[-1] == (len(split.documents), len(split.documents))
     assert np.diff([e[0] for e in events]).min() == 1
+
+
+def test_the_apps_training_holds_out_documents_by_the_training_seed(split):
+    model = train_with_held_out(split.collection, SETTINGS)
+    assert model.calibration["held_out"]["seed"] == SETTINGS.seed
+    assert trained_on(model, split.collection)

@@ -20,7 +20,13 @@ from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.evaluate import check_stop, evaluate, part_progress
 from expert_gui.core.evaluation.measures import PerTopic, measure_run
 from expert_gui.core.evaluation.runs import run_from_rankings
-from expert_gui.core.heldout import HeldOut, held_out_again
+from expert_gui.core.heldout import (
+    HeldOut,
+    HeldOutSettings,
+    fingerprint_without,
+    held_out_again,
+    hold_out,
+)
 from expert_gui.core.model import LogLinearModel
 from expert_gui.core.rankers.common import ranked
 from expert_gui.core.rankers.fusion import (
@@ -57,6 +63,14 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
         if out_dir is not None:
             save_model(model, out_dir)
     return model
+
+
+def train_with_held_out(collection: Collection, settings: TrainSettings = TrainSettings(),
+                        **options) -> LogLinearModel:
+    """`train_and_calibrate` on the default held-out split (seeded by the training seed): what
+    the app's Train button runs."""
+    return train_and_calibrate(hold_out(collection, HeldOutSettings(seed=settings.seed)),
+                               settings, **options)
 
 
 def calibrate(model: LogLinearModel, split: HeldOut, *,
@@ -149,6 +163,17 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
                                   progress=part_progress(progress, i, len(methods)),
                                   should_stop=should_stop)
     return out
+
+
+def trained_on(model: LogLinearModel, collection: Collection) -> bool:
+    """Whether the model was trained on this collection (less its held-out documents), by
+    fingerprint, without building anything."""
+    if not (model.calibration and collection.fingerprint):
+        return model.collection_fingerprint == collection.fingerprint
+    index = collection.doc_index
+    held = sorted(index[d] for d in model.calibration["held_out"]["documents"] if d in index)
+    expected = fingerprint_without(collection.fingerprint, [collection.doc_ids[d] for d in held])
+    return model.collection_fingerprint == expected
 
 
 def index_for(model: LogLinearModel, collection: Collection) -> Collection:

@@ -140,8 +140,6 @@ def without_documents(collection: Collection, documents: np.ndarray) -> Collecti
     new_index = np.full(collection.n_people, -1, dtype=np.int64)
     new_index[still] = np.arange(len(still))
 
-    removed = "\n".join(collection.doc_ids[d] for d in np.sort(documents))
-    digest = hashlib.sha256((collection.fingerprint + "\n" + removed).encode()).hexdigest()
     return Collection(
         name=collection.name,
         doc_ids=[d for d, k in zip(collection.doc_ids, keep, strict=True) if k],
@@ -156,9 +154,18 @@ def without_documents(collection: Collection, documents: np.ndarray) -> Collecti
         text_bytes=text_bytes,
         text_offsets=_offsets(text_lengths[keep]),
         report=collection.report,
-        fingerprint=collection.fingerprint[:8] + digest[:16],
+        fingerprint=fingerprint_without(collection.fingerprint,
+                                        [collection.doc_ids[d] for d in np.sort(documents)]),
         source=collection.source,
     )
+
+
+def fingerprint_without(fingerprint: str, doc_ids: list[str]) -> str:
+    """The fingerprint of a collection without the documents `doc_ids` (in collection order):
+    the path's key stays, the content's key combines the original one with the removed ids."""
+    removed = "\n".join(doc_ids)
+    digest = hashlib.sha256((fingerprint + "\n" + removed).encode()).hexdigest()
+    return fingerprint[:8] + digest[:16]
 
 
 def _offsets(lengths: np.ndarray) -> np.ndarray:
