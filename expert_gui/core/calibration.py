@@ -65,12 +65,14 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     return model
 
 
-def train_with_held_out(collection: Collection, settings: TrainSettings = TrainSettings(),
-                        **options) -> LogLinearModel:
+def train_with_held_out(collection: Collection, settings: TrainSettings = TrainSettings(), *,
+                        out_dir=None, progress=None, should_stop=None, should_pause=None,
+                        resume: bool = False) -> LogLinearModel:
     """`train_and_calibrate` on the default held-out split (seeded by the training seed): what
     the app's Train button runs."""
     return train_and_calibrate(hold_out(collection, HeldOutSettings(seed=settings.seed)),
-                               settings, **options)
+                               settings, out_dir=out_dir, progress=progress,
+                               should_stop=should_stop, should_pause=should_pause, resume=resume)
 
 
 def calibrate(model: LogLinearModel, split: HeldOut, *,

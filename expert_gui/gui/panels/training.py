@@ -34,9 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.calibration import train_with_held_out, trained_on
 from expert_gui.core.paths import models_dir
 from expert_gui.core.storage import MANIFEST_FILE, load_model
-from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings, train
+from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.workers import TaskBusy
@@ -385,6 +386,11 @@ class TrainingPanel(QWidget):
         settings_box = QGroupBox("Settings")
         sl = QVBoxLayout(settings_box)
         sl.addWidget(form_scroll)
+        self.text_label = QLabel("Text: open a collection.")
+        self.text_label.setWordWrap(True)
+        self.text_label.setToolTip("How the open collection's text became words (section 4.4); "
+                                   "a model keeps the rule it was trained with")
+        sl.addWidget(self.text_label)
         ll.addWidget(settings_box, 1)
         ll.addLayout(buttons)
         models_box = QGroupBox("Saved models")
@@ -415,6 +421,8 @@ class TrainingPanel(QWidget):
 
     # -- state ------------------------------------------------------------------------------------
     def _on_collection_changed(self, collection) -> None:
+        self.text_label.setText("Text: " + (collection.settings.describe() if collection is not None
+                                            else "open a collection."))
         if collection is not None and not self.is_training():
             self.apply_suggested_settings(collection)
         self._update_buttons()
@@ -493,7 +501,8 @@ class TrainingPanel(QWidget):
         self.plot.clear_data()
         try:
             self._task = self.state.runner.start(
-                "training", train, collection, settings, out_dir=folder, resume=resume,
+                "training", train_with_held_out, collection, settings, out_dir=folder,
+                resume=resume,
                 pausable=True, on_progress=self._on_progress, on_success=self._on_trained,
                 on_failure=self._on_failed)
         except TaskBusy:
@@ -572,7 +581,7 @@ class TrainingPanel(QWidget):
         collection = self.state.collection
         self.status_label.setText(f"Opened {folder}")
         if collection is not None and model.collection_fingerprint and collection.fingerprint \
-                and model.collection_fingerprint != collection.fingerprint:
+                and not trained_on(model, collection):
             self.status_label.setText(
                 f"Opened {folder}. It was trained on another collection "
                 f"({model.collection_source or 'unknown'}): queries work, supporting documents "
