@@ -260,7 +260,7 @@ class QueryPanel(QWidget):
         rows = []
         probs = self.loglinear_ranking.probabilities
         shown = ranking.people[:depth]
-        top_p = float(probs[shown[0]]) if len(shown) else 1.0
+        top_p = float(probs[shown].max()) if len(shown) else 1.0  # bars: share of the largest
         for rank, person in enumerate(shown, start=1):
             p = float(probs[person])
             bar = item("")
@@ -284,10 +284,13 @@ class QueryPanel(QWidget):
         person = int(self.ranking.people[row])
         explanation = self.ranker.explain(self.ranking, person, self.state.collection)
         model = self.state.model
+        how = (": the product of P(c|w) over the query words (Eq. 2) decides the order."
+               if self.ranking.method == "loglinear" else
+               f" by {html.escape(METHOD_LABELS.get(self.ranking.method, self.ranking.method))}; "
+               "below, the log-linear model's evidence.")
         self.why_label.setText(
             f"<b>{html.escape(model.person_names[person])}</b> "
-            f"({html.escape(model.person_ids[person])}) is ranked {explanation.rank}: the "
-            "product of P(c|w) over the query words (Eq. 2) decides the order.")
+            f"({html.escape(model.person_ids[person])}) is ranked {explanation.rank}{how}")
         rows = []
         largest = max((np.exp(lp) for _, lp in explanation.word_log_probs), default=1.0)
         for word, log_p in explanation.word_log_probs:

@@ -67,8 +67,10 @@ TOOLTIPS = {
     "epochs": "Passes over all training instances.",
     "overlapping": "Take every n-gram (sliding window) instead of non-overlapping ones.",
     "validation_fraction": "Share of instances held out to measure the validation loss.",
-    "early_stopping": "Stop when the validation loss has not improved for `patience` epochs.",
-    "patience": "Epochs without validation improvement before early stopping.",
+    "early_stopping": "Stop when the MAP on the held-out documents (2% of the documents, kept "
+                      "out of training as queries) has not improved for `patience` epochs, and "
+                      "keep the best epoch.",
+    "patience": "Epochs without improvement before early stopping.",
     "seed": "Random seed: the same seed and settings give the same model.",
     "device": "Where to train: auto picks a GPU when there is one.",
     "mixed_precision": "Compute in bf16/fp16 on a GPU (faster, slightly less exact).",
