@@ -76,6 +76,8 @@ def test_the_models_rankers_index_the_collection_without_its_held_out_documents(
     assert trained_on(uncalibrated, split.collection)
     with pytest.raises(QueryError, match="without held-out documents"):
         held_out_measures(uncalibrated, split.collection)
+    with pytest.raises(QueryError, match="none of the model's held-out documents"):
+        held_out_measures(model, split.training)
 
 
 def test_early_stopping_keeps_the_epoch_with_the_best_held_out_map(split):

@@ -40,7 +40,7 @@ def test_sample_takes_only_documents_with_people_and_words():
 
 
 @pytest.mark.parametrize("fraction, minimum, maximum, expected", [
-    (0.02, 50, 1000, 32),   # at least 50, but never more than half of the 65 eligible documents
+    (0.02, 50, 1000, 13),   # at least 50, but never more than a fifth of the 65 eligible
     (0.1, 2, 1000, 6),      # 10% of 65, rounded to even
     (0.5, 1, 3, 3),         # at most 3
     (0.0, 50, 1000, 0),     # none

@@ -35,7 +35,8 @@ def run(args) -> int:
     if unknown:
         raise QueryError(f"unknown methods {', '.join(unknown)}; choose from {', '.join(METHODS)}")
     model = load_model(args.model_dir)
-    per_method = held_out_measures(model, load_collection_of(model, args.collection), methods)
+    collection = load_collection_of(model, args.collection, whole=True)
+    per_method = held_out_measures(model, collection, methods)
     means = {m: {"MAP": p.mean("AP"), "MRR": p.mean("RR")} for m, p in per_method.items()}
     if args.json:
         n = len(next(iter(per_method.values())).topics)

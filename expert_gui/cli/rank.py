@@ -45,19 +45,20 @@ def open_ranker(args, *, need_collection: bool = False):
                                           **options)
 
 
-def load_collection_of(model, path: str | None):
-    """The model's collection as its rankers index it (without its held-out documents)."""
-    from expert_gui.core.calibration import index_for
+def load_collection_of(model, path: str | None, *, whole: bool = False):
+    """The model's collection as its rankers index it (without its held-out documents), or the
+    whole of it."""
+    from expert_gui.core.calibration import index_for, trained_on
     from expert_gui.core.loading import load_collection
 
     path = path or model.collection_source
     if not path:
         raise QueryError("the model does not record its collection; give --collection PATH")
-    collection = index_for(model, load_collection(path, settings=model.text_settings))
+    collection = load_collection(path, settings=model.text_settings)
     if model.collection_fingerprint and collection.fingerprint and \
-            collection.fingerprint != model.collection_fingerprint:
+            not trained_on(model, collection):
         print(f"warning: {path} has changed since the model was trained on it", file=sys.stderr)
-    return collection
+    return collection if whole else index_for(model, collection)
 
 
 def register(sub):

@@ -111,10 +111,10 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
 
 
 def _ranking(fusion: FusionRanker, scores: np.ndarray, z: np.ndarray, depth: int = 1000):
-    """The ranking `scores` give (none when no member knew a word of the query)."""
+    """The ranking `scores` give; nobody when no member knew a word of the query."""
     if not z.any():
         return ranked("", "", fusion.person_ids, np.zeros(0), (), (), 0)
-    return ranked("", "", fusion.person_ids, scores, ("?",), (), depth)
+    return ranked("", "", fusion.person_ids, scores, (), (), depth)
 
 
 def held_out_map(split: HeldOut) -> Callable[[dict], float]:
@@ -156,6 +156,9 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
                          "with some (the default) to see which method works best")
     methods = METHODS if methods is None else methods
     split = held_out_again(collection, model.calibration)
+    if len(split.documents) == 0:
+        raise QueryError("none of the model's held-out documents is in this collection: give "
+                         "the whole collection the model was trained from")
     queries, qrels = split.queries(), split.qrels()
     topics = list(queries)
     out = {}

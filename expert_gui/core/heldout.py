@@ -27,7 +27,8 @@ from expert_gui.core.text import Vocabulary
 @dataclass(frozen=True)
 class HeldOutSettings:
     """How many documents to hold out: `fraction` of those with people, at least `minimum` and at
-    most `maximum` (never more than half of them), drawn with `seed`. fraction 0: none."""
+    most `maximum` (never more than a fifth of them, so a small collection keeps most of its
+    text for training), drawn with `seed`. fraction 0: none."""
 
     fraction: float = 0.02
     minimum: int = 50
@@ -95,7 +96,7 @@ def sample_documents(collection: Collection, settings: HeldOutSettings) -> np.nd
     if settings.fraction == 0 or len(eligible) < 2:
         return np.zeros(0, dtype=np.int64)
     wanted = int(round(settings.fraction * len(eligible)))
-    wanted = min(max(wanted, settings.minimum), settings.maximum, len(eligible) // 2)
+    wanted = min(max(wanted, settings.minimum), settings.maximum, len(eligible) // 5)
     left = np.bincount(collection.assoc_people, minlength=collection.n_people)
     chosen = []
     for d in np.random.default_rng([settings.seed, 3]).permutation(eligible):
