@@ -66,3 +66,9 @@ def test_stats_show_the_numbers_rule(tmp_path, capsys):
     assert main(["stats", str(folder), "--numbers", "any-digit"]) == 0
     out = capsys.readouterr().out
     assert "numbers folded: every token holding a digit (rule 'any-digit')" in out
+    # Each rule has its own cache: reading with one never returns the other's words.
+    for rule, words in (("any-digit", 3), ("numbers", 4), ("any-digit", 3)):  # with <pad>
+        assert main(["stats", str(folder), "--numbers", rule, "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["text_settings"]["numbers"] == rule
+        assert data["report"]["counts"]["vocabulary"] == words
