@@ -209,6 +209,7 @@ class Profiler:
         self.log_z: np.ndarray | None = None  # log Z_1(w) of Eq. 1, per word
         self.log_prior: np.ndarray | None = None  # log P(c) = log sum_w P(c|w) P(w)
         self._words_in_collection = None if collection is None else _word_map(model, collection)
+        self._last_scores: tuple | None = None
 
     # -- the one-off part ------------------------------------------------------------------------
     def prepare(self, should_stop: Callable[[], bool] | None = None) -> bool:
@@ -251,9 +252,15 @@ class Profiler:
 
     def word_scores(self, person: int, score: str = "kl") -> tuple[np.ndarray, np.ndarray,
                                                                      np.ndarray]:
-        """(score, log P(w|c), log P(c|w)) for every word; -inf for words a profile never lists."""
+        """(score, log P(w|c), log P(c|w)) for every word; -inf for words a profile never lists.
+
+        The last person's are kept: a profile asks for them twice (its words, the reasons of
+        its similar people)."""
         if score not in WORD_SCORES:
             raise ValueError(f"word score must be one of {WORD_SCORES}, not {score!r}")
+        last = self._last_scores
+        if last is not None and last[0] == (person, score):
+            return last[1]
         log_pcw = self.log_p_person_given_word(person)
         with np.errstate(invalid="ignore"):
             log_pwc = log_pcw + self.log_p_word - self.log_prior[person]
@@ -264,6 +271,7 @@ class Profiler:
             else:
                 values = np.exp(log_pcw)
         values = np.where(self.listed, values, -np.inf)
+        self._last_scores = ((person, score), (values, log_pwc, log_pcw))
         return values, log_pwc, log_pcw
 
     def words(self, person: int, k: int = 20, score: str = "kl") -> tuple[ProfileWord, ...]:
