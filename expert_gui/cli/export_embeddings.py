@@ -25,19 +25,11 @@ def register(sub):
 
 def run(args) -> int:
     from expert_gui.cli.profile import _collection
-    from expert_gui.core.people_map import group_people, unit_rows
-    from expert_gui.core.projector import export_embeddings, people_documents
+    from expert_gui.core.projector import export_embeddings
     from expert_gui.core.storage import load_model
 
     model = load_model(args.model_dir)
-    documents = groups = None
-    if "people" in args.what:
-        collection = _collection(model, args.collection)
-        if collection is not None:
-            documents = people_documents(model, collection)
-        groups, _ = group_people(unit_rows(model.candidate_weights))
-    written = export_embeddings(model, args.out, what=args.what, documents=documents,
-                                groups=groups)
-    for path in written:
+    collection = _collection(model, args.collection) if "people" in args.what else None
+    for path in export_embeddings(model, args.out, what=args.what, collection=collection):
         print(path)
     return 0

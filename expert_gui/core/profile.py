@@ -36,6 +36,7 @@ documents with c (co-authors).
 from __future__ import annotations
 
 import difflib
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -210,10 +211,15 @@ class Profiler:
         self.log_prior: np.ndarray | None = None  # log P(c) = log sum_w P(c|w) P(w)
         self._words_in_collection = None if collection is None else _word_map(model, collection)
         self._last_scores: tuple | None = None
+        self._preparing = threading.Lock()  # the GUI may ask from two workers at once
 
     # -- the one-off part ------------------------------------------------------------------------
     def prepare(self, should_stop: Callable[[], bool] | None = None) -> bool:
         """log Z_1(w) for every word and log P(c) for every person; False if stopped."""
+        with self._preparing:
+            return self._prepare(should_stop)
+
+    def _prepare(self, should_stop: Callable[[], bool] | None) -> bool:
         if self.log_z is not None:
             return True
         emb = self.model.word_embeddings

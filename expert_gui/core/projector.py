@@ -21,6 +21,7 @@ import numpy as np
 
 from expert_gui.core.collection import Collection
 from expert_gui.core.model import LogLinearModel
+from expert_gui.core.people_map import group_people, unit_rows
 from expert_gui.core.text import PAD_ID
 
 WHAT = ("words", "people")
@@ -48,19 +49,13 @@ def write_projector_tsv(folder: str | Path, vectors: np.ndarray, header: Sequenc
     return [vectors_path, metadata_path]
 
 
-def people_documents(model: LogLinearModel, collection: Collection) -> list[int]:
-    """Each model person's number of documents in the collection (0 when not in it)."""
-    per_person = np.bincount(collection.assoc_people, minlength=collection.n_people)
-    index = collection.person_index
-    return [int(per_person[index[p]]) if p in index else 0 for p in model.person_ids]
-
-
 def export_embeddings(model: LogLinearModel, out_dir: str | Path, *,
-                      what: Sequence[str] = WHAT, documents: Sequence[int] | None = None,
+                      what: Sequence[str] = WHAT, collection: Collection | None = None,
                       groups: Sequence[int] | None = None) -> list[Path]:
     """Write the model's word and/or person embeddings under `out_dir`; the paths written.
 
-    `documents` (per person, in the model's order) and `groups` add metadata columns.
+    People's metadata gains their number of documents when the collection is given, and the
+    group of the people map (`people_map.group_people`, computed when not given).
     """
     unknown = set(what) - set(WHAT)
     if unknown:
@@ -73,12 +68,22 @@ def export_embeddings(model: LogLinearModel, out_dir: str | Path, *,
         written += write_projector_tsv(out_dir / "words", model.word_embeddings[ids],
                                        ("word", "count"), rows)
     if "people" in what:
+        if groups is None:
+            groups, _ = group_people(unit_rows(model.candidate_weights))
         header = ["person_id", "name"]
         columns = [model.person_ids, model.person_names]
-        for name, extra in (("documents", documents), ("group", groups)):
-            if extra is not None:
-                header.append(name)
-                columns.append([int(v) for v in extra])
+        if collection is not None:
+            header.append("documents")
+            columns.append(people_documents(model, collection))
+        header.append("group")
+        columns.append([int(g) for g in groups])
         written += write_projector_tsv(out_dir / "people", model.candidate_weights, header,
                                        list(zip(*columns, strict=True)))
     return written
+
+
+def people_documents(model: LogLinearModel, collection: Collection) -> list[int]:
+    """Each model person's number of documents in the collection (0 when not in it)."""
+    per_person = np.bincount(collection.assoc_people, minlength=collection.n_people)
+    index = collection.person_index
+    return [int(per_person[index[p]]) if p in index else 0 for p in model.person_ids]
