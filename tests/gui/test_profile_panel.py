@@ -5,8 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
 from gui_helpers import open_collection
+from PySide6.QtCore import Qt
 from rankers_helpers import random_model
 
 from expert_gui.core.loading import load_collection
