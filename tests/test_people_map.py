@@ -12,6 +12,7 @@ from expert_gui.core.people_map import (
     group_people,
     group_words,
     map_people,
+    person_directions,
     project,
     unit_rows,
 )
@@ -72,8 +73,15 @@ def test_group_words_are_the_kl_terms_of_someone_of_the_group(model):
         assert words[g] == tuple(model.vocab.words[i] for i in expected)
 
 
+def test_person_directions_are_centred_unit_rows():
+    w = np.random.default_rng(3).normal(size=(7, 4)) + 5.0  # a large common part
+    x = person_directions(w)
+    centred = w - w.mean(axis=0)
+    assert np.allclose(x, centred / np.linalg.norm(centred, axis=1, keepdims=True))
+
+
 def test_map_people(model):
     people_map = map_people(Profiler(model), "PCA")
-    assert people_map.xy.shape == (model.n_people, 2)
+    assert np.allclose(people_map.xy, project(person_directions(model.candidate_weights)))
     assert set(people_map.groups) <= set(range(len(people_map.group_words)))
     assert map_people(Profiler(model), should_stop=lambda: True) is None

@@ -21,7 +21,7 @@ import numpy as np
 
 from expert_gui.core.collection import Collection
 from expert_gui.core.model import LogLinearModel
-from expert_gui.core.people_map import group_people, unit_rows
+from expert_gui.core.people_map import group_people, person_directions
 from expert_gui.core.text import PAD_ID
 
 WHAT = ("words", "people")
@@ -69,7 +69,7 @@ def export_embeddings(model: LogLinearModel, out_dir: str | Path, *,
                                        ("word", "count"), rows)
     if "people" in what:
         if groups is None:
-            groups, _ = group_people(unit_rows(model.candidate_weights))
+            groups, _ = group_people(person_directions(model.candidate_weights))
         header = ["person_id", "name"]
         columns = [model.person_ids, model.person_names]
         if collection is not None:

@@ -475,7 +475,7 @@ class ProfilePanel(QWidget):
                   f"{g + 1}: {html.escape(', '.join(words))}"
                   for g, words in enumerate(people_map.group_words)]
         self.groups_label.setText(
-            "Groups (k-means on the directions of W_c; cosine silhouette "
+            "Groups (k-means on the centred directions of W_c; cosine silhouette "
             f"{people_map.silhouette:.2f}): " + " &nbsp; ".join(legend))
         self.map_plot.setTitle(f"People in 2-D ({people_map.method}); double-click one for "
                                "their profile")
@@ -515,7 +515,8 @@ class ProfilePanel(QWidget):
         # Zoom to the neighbourhood (the whole map is a right-click "View all" away).
         shown = xy[[me, *near]]
         (x0, y0), (x1, y1) = shown.min(axis=0), shown.max(axis=0)
-        self.map_plot.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.3)
+        self.map_plot.setRange(xRange=(float(x0), float(x1)), yRange=(float(y0), float(y1)),
+                               padding=0.3)
 
     def _person_label(self, person) -> str:
         model = self.profiler.model if self.profiler is not None else None
