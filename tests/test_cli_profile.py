@@ -66,6 +66,11 @@ def test_unknown_person_is_status_2_with_the_closest_ids(model_dir, capsys):
     assert "no person with id 'evee'" in err and "closest: eve" in err
 
 
+def test_k_must_be_positive(model_dir, capsys):
+    assert main(["profile", str(model_dir), "eve", "-k", "0"]) == 2
+    assert "-k must be at least 1" in capsys.readouterr().err
+
+
 def test_export_embeddings_for_the_projector(model_dir, tmp_path, capsys):
     out = tmp_path / "projector"
     assert main(["export-embeddings", str(model_dir), "--out", str(out)]) == 0

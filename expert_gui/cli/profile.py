@@ -35,11 +35,14 @@ def register(sub):
 
 
 def run(args) -> int:
+    from expert_gui.core.errors import QueryError
     from expert_gui.core.profile import Profiler, score_topics
     from expert_gui.core.rankers import make_ranker
     from expert_gui.core.storage import load_model
     from expert_gui.core.topics import read_topics
 
+    if args.k < 1:
+        raise QueryError(f"-k must be at least 1, not {args.k}")
     model = load_model(args.model_dir)
     person = Profiler(model).person(args.person)  # an unknown id fails before the slow parts
     topics = read_topics(args.topics) if args.topics else None

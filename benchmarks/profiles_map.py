@@ -1,12 +1,16 @@
-"""Expert profiling on DPDK: each maintainer's topics ranked, measured against the qrels inverted.
+"""Expert profiling measured: each person's topics ranked, against the qrels inverted.
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/profiles_dpdk.py \
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/profiles_map.py \
         ../shared/data/dpdk-maintainers --model MODEL_DIR --out docs/results/profiles-dpdk
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/profiles_map.py \
+        ../shared/data/aminer-dblp --topics topics.tsv --qrels qrels.txt --model MODEL_DIR \
+        --out docs/results/profiles-aminer --look c0172 c0182 c0129
 
-MODEL_DIR: a model trained on the collection (`expert-gui train ... --out MODEL_DIR`).
+MODEL_DIR: a model trained on the collection (`expert-gui train DATA --out MODEL_DIR`).
 
-Topics: the 158 dev topics (MAINTAINERS sections). Inverting `qrels.dev.txt` gives each
-maintainer the sections they maintain; every person with at least one is evaluated. Systems: the
+Topics (default: DPDK's 158 dev topics, the MAINTAINERS sections). Inverting the qrels gives each
+person the topics they are relevant to (on DPDK the sections they maintain); every person with at
+least one is evaluated. Systems: the
 log-linear model (P(c|q), Eq. 2) and Model 2 with Jelinek-Mercer smoothing (its posterior under a
 uniform prior), each with topics ordered by the person's rank in the topic ("rank", the
 profile's default) or by P(c|q) ("probability"). MAP over the people, and the paired
@@ -19,13 +23,15 @@ Words: the three word scores of `profile.WORD_SCORES`, compared on the evaluated
 - median collection frequency of the 20 words (rare junk is low);
 - sharing: the average number of evaluated people whose 20 words hold each word (generic words
   are shared by many).
-And the profiles of the mlx5 maintainers, printed and written as Markdown.
+And the profiles of a few people (`--look`; default the mlx5 maintainers), printed and written
+as Markdown.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import statistics
 import time
 from collections import Counter
@@ -52,16 +58,19 @@ MEASURES = ("AP", "RR", "P@5")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data", nargs="?", default="../shared/data/dpdk-maintainers")
+    parser.add_argument("--topics", default="topics.dev.tsv", help="in DATA")
+    parser.add_argument("--qrels", default="qrels.dev.txt", help="in DATA")
     parser.add_argument("--model", required=True)
     parser.add_argument("--out", default="docs/results/profiles-dpdk")
+    parser.add_argument("--look", nargs="*", default=list(LOOK_AT), help="people to show")
     args = parser.parse_args()
     data, out = Path(args.data), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
     model = load_model(args.model)
     collection = load_collection(data, settings=model.text_settings)
-    topics = {t.id: t.query for t in read_topics(data / "topics.dev.tsv")}
-    qrels = read_qrels(data / "qrels.dev.txt")
+    topics = {t.id: t.query for t in read_topics(data / args.topics)}
+    qrels = read_qrels(data / args.qrels)
     started = time.perf_counter()
     scores = {name: score_topics(make_ranker(name, model=model, collection=collection), topics)
               for name in SYSTEMS}
@@ -74,11 +83,13 @@ def main() -> None:
 
     people = results["rank"].people
     lines = [
-        "# Expert profiling on DPDK: topic ranking per person",
+        f"# Expert profiling on {data.name}: topic ranking per person",
         "",
         f"Model: `{args.model}` ({model.n_people:,} people, {len(model.vocab):,} words, dim "
-        f"{model.dim}); collection `{data}`; {len(scores['loglinear'].topic_ids)} dev topics; "
-        f"{len(people)} people with at least one relevant dev topic (qrels inverted).",
+        f"{model.dim}, numbers {model.text_settings.numbers}); collection `{data}`; "
+        f"{len(scores['loglinear'].topic_ids)} topics of `{args.topics}`; {len(people)} people "
+        f"with at least one relevant topic in `{args.qrels}` (inverted); load average "
+        f"{os.getloadavg()[0]:.2f}.",
         "",
         "Means over the people; p: paired randomization test of log-linear against Model 2 "
         "(10,000 permutations, two-tailed).",
@@ -99,7 +110,7 @@ def main() -> None:
     profiler = Profiler(model, collection)
     profiler.prepare()
     lines += _word_scores(profiler, people, qrels, topics)
-    lines += _looks(profiler, scores["loglinear"], topics)
+    lines += _looks(profiler, scores["loglinear"], topics, args.look)
     text = "\n".join(lines) + "\n"
     (out / "results.md").write_text(text, encoding="utf-8")
     print(text)
@@ -143,9 +154,9 @@ def _word_scores(profiler: Profiler, people, qrels, topics) -> list[str]:
     return lines
 
 
-def _looks(profiler: Profiler, scores, topics) -> list[str]:
-    lines = ["## The mlx5 maintainers", ""]
-    for pid in LOOK_AT:
+def _looks(profiler: Profiler, scores, topics, people) -> list[str]:
+    lines = ["## Some profiles", ""]
+    for pid in people:
         if pid not in profiler.person_ids:
             continue
         i = profiler.person(pid)
