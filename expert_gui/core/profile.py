@@ -51,9 +51,9 @@ from expert_gui.core.text import NUMBER_TOKEN, PAD_ID, PAD_TOKEN
 from expert_gui.core.timeline import PERIODS, documents_per_period, tokens_of
 
 WORD_SCORES = ("kl", "bayes", "posterior")
+WORD_SCORE_LABELS = {"kl": "P(w|c) log(P(w|c)/P(w))", "bayes": "P(w|c)", "posterior": "P(c|w)"}
 # How a person's topics are ordered: by their rank in each topic (then P(c|q)), or by P(c|q).
 TOPIC_ORDERS = ("rank", "probability")
-WORD_SCORE_LABELS = {"kl": "P(w|c) log(P(w|c)/P(w))", "bayes": "P(w|c)", "posterior": "P(c|w)"}
 # Words of the profile that similar people are compared on, and how many are shown as the reason.
 REASON_POOL = 50
 REASON_WORDS = 3
@@ -90,7 +90,7 @@ class SimilarPerson:
     person_id: str
     name: str
     score: float  # cosine of the two rows of W_c
-    words: tuple[str, ...]  # the reason: profile words both use most
+    words: tuple[str, ...]  # the reason: words that characterise both
 
 
 @dataclass(frozen=True)
