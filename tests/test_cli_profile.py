@@ -66,6 +66,15 @@ def test_unknown_person_is_status_2_with_the_closest_ids(model_dir, capsys):
     assert "no person with id 'evee'" in err and "closest: eve" in err
 
 
+def test_about_a_word_per_period(model_dir, capsys):
+    assert main(["profile", str(model_dir), "ann", "--about", "crypto", "--json"]) == 0
+    timeline = json.loads(capsys.readouterr().out)["timeline"]
+    assert [(t["period"], t["documents"], t["about"]) for t in timeline] == [
+        ("2019", 2, 0), ("2020", 0, 0), ("2021", 1, 1), ("2022", 0, 0), ("2023", 1, 0)]
+    assert main(["profile", str(model_dir), "ann", "--about", "crypto"]) == 0
+    assert "  2021          1      1  " in capsys.readouterr().out
+
+
 def test_k_must_be_positive(model_dir, capsys):
     assert main(["profile", str(model_dir), "eve", "-k", "0"]) == 2
     assert "-k must be at least 1" in capsys.readouterr().err

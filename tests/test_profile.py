@@ -170,6 +170,17 @@ def test_profile_timeline_and_documents_newest_first(model, collection):
     assert [collection.doc_ids[d] for d in undated.documents] == ["p07", "p08"]  # NaT last
 
 
+def test_about_counts_the_documents_on_a_word_per_period(model, collection):
+    profiler = Profiler(model, collection)
+    profile = profiler.profile("ann", period="year")
+    about, per_period = profiler.about(profile, "crypto")
+    assert [collection.doc_ids[d] for d in profile.documents[about]] == ["p05"]
+    assert per_period == (("2019", 0), ("2020", 0), ("2021", 1), ("2022", 0), ("2023", 0))
+    monthly = profiler.profile("ann", period="month")
+    assert len(profiler.about(monthly, "ring")[1]) == len(monthly.timeline)
+    assert Profiler(model).about(Profiler(model).profile("ann"), "ring")[1] == ()
+
+
 def test_documents_about_a_query_are_likelier_than_the_collection(collection):
     docs = np.arange(collection.n_documents)
     counts = collection.vocab.counts.astype(float)

@@ -28,6 +28,10 @@ def register(sub):
                         "bayes = P(w|c), posterior = P(c|w) (Eq. 1)")
     p.add_argument("--period", choices=PERIODS, default="year",
                    help="the timeline's period (default year)")
+    p.add_argument("--about", metavar="TEXT",
+                   help="a word or topic: how many of the person's documents per period are "
+                        "about it (likelier to produce it than the collection is); JSON: "
+                        "an \"about\" count in each timeline entry")
     p.add_argument("--collection", metavar="PATH",
                    help="the model's collection (default: the one it was trained on)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -52,10 +56,14 @@ def run(args) -> int:
         scores = score_topics(make_ranker("loglinear", model=model),
                               {t.id: t.query for t in topics})
     profile = profiler.profile(person, args.k, scores, args.word_score, args.period)
+    about = profiler.about(profile, args.about)[1] if args.about else ()
     if args.json:
-        print(json.dumps(profile.to_dict(), indent=2))
+        out = profile.to_dict()
+        for entry, (_, n) in zip(out["timeline"], about, strict=False):
+            entry["about"] = n
+        print(json.dumps(out, indent=2))
         return 0
-    _print(profile, profiler, {t.id: t.query for t in topics or ()}, args)
+    _print(profile, profiler, {t.id: t.query for t in topics or ()}, about, args)
     return 0
 
 
@@ -71,7 +79,7 @@ def _collection(model, path):
     return model_collection(model, path)
 
 
-def _print(profile, profiler, queries: dict[str, str], args) -> None:
+def _print(profile, profiler, queries: dict[str, str], about, args) -> None:
     c = profiler.collection
     head = f"{profile.name} ({profile.person_id})"
     if c is not None:
@@ -99,9 +107,14 @@ def _print(profile, profiler, queries: dict[str, str], args) -> None:
         for a in profile.coauthors:
             print(f"  {a.person_id:<30} {a.documents:>6,}  {a.name}")
         if profile.timeline:
-            print(f"\ndocuments per {args.period}:")
+            print(f"\ndocuments per {args.period}"
+                  + (f" (about {args.about!r}: *)" if args.about else "") + ":")
             peak = max(n for _, n in profile.timeline) or 1
-            for period, n in profile.timeline:
-                print(f"  {period:<8} {n:>6,}  {'#' * round(BAR_WIDTH * n / peak)}")
+            on = [m for _, m in about] or [0] * len(profile.timeline)
+            for (period, n), m in zip(profile.timeline, on, strict=True):
+                bar = "*" * round(BAR_WIDTH * m / peak)
+                bar += "#" * (round(BAR_WIDTH * n / peak) - len(bar))
+                count = f"{n:>6,}" + (f" {m:>6,}" if args.about else "")
+                print(f"  {period:<8} {count}  {bar}")
         elif not c.has_dates:
             print("\nno timeline: the collection's documents have no dates")

@@ -48,7 +48,7 @@ from expert_gui.core.errors import UnknownPersonError
 from expert_gui.core.model import LogLinearModel
 from expert_gui.core.ranking import Ranker, order_by_score
 from expert_gui.core.text import NUMBER_TOKEN, PAD_ID, PAD_TOKEN
-from expert_gui.core.timeline import PERIODS, documents_per_period, tokens_of
+from expert_gui.core.timeline import PERIODS, documents_about, documents_per_period, tokens_of
 
 WORD_SCORES = ("kl", "bayes", "posterior")
 WORD_SCORE_LABELS = {"kl": "P(w|c) log(P(w|c)/P(w))", "bayes": "P(w|c)", "posterior": "P(c|w)"}
@@ -113,6 +113,7 @@ class Profile:
     coauthors: tuple[Coauthor, ...]
     documents: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # doc indices
     timeline: tuple[tuple[str, int], ...] = ()  # (period, documents), empty without dates
+    period: str = "year"
 
     def to_dict(self) -> dict:
         """The CLI's JSON: the keys of issue 13, with each entry's evidence beside its score."""
@@ -382,7 +383,23 @@ class Profiler:
             coauthors=self.coauthors(i, k),
             documents=docs,
             timeline=timeline,
+            period=period,
         )
+
+    def about(self, profile: Profile, query: str) -> tuple[np.ndarray, tuple[tuple[str, int], ...]]:
+        """When the person worked on a word or a topic: which of their documents are about it
+        (`timeline.documents_about`), and how many of those fall in each period of their
+        timeline."""
+        c = self.collection
+        if c is None:
+            return np.zeros(len(profile.documents), dtype=bool), ()
+        about = documents_about(c, profile.documents, query)
+        per_period = ()
+        if profile.timeline:
+            span = (profile.timeline[0][0], profile.timeline[-1][0])
+            per_period = tuple(documents_per_period(c.doc_dates[profile.documents[about]],
+                                                    profile.period, span))
+        return about, per_period
 
 
 def closest_ids(wanted: str, person_ids: Sequence[str], names: Sequence[str],

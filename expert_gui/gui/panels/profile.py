@@ -37,7 +37,7 @@ from expert_gui.core.people_map import PROJECTIONS, PeopleMap, map_people
 from expert_gui.core.profile import WORD_SCORE_LABELS, WORD_SCORES, Profile, Profiler, score_topics
 from expert_gui.core.projector import export_embeddings
 from expert_gui.core.rankers import make_ranker
-from expert_gui.core.timeline import PERIODS, documents_about, documents_per_period
+from expert_gui.core.timeline import PERIODS
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import boxed, fill_table, item, make_plot, make_table
@@ -77,6 +77,7 @@ class ProfilePanel(QWidget):
         self.people_map: PeopleMap | None = None
         self.profile: Profile | None = None
         self._about: np.ndarray | None = None  # which of the person's documents are selected
+        self._about_per_period: tuple[tuple[str, int], ...] = ()
         self._about_label = ""
 
         self.person_edit = QLineEdit()
@@ -411,7 +412,7 @@ class ProfilePanel(QWidget):
         collection = self.profiler.collection if self.profiler is not None else None
         if collection is None or self.profile is None:
             return
-        self._about = documents_about(collection, self.profile.documents, query)
+        self._about, self._about_per_period = self.profiler.about(self.profile, query)
         self._about_label = label
         for row in range(self.docs_table.rowCount()):
             brush = QBrush(ABOUT) if self._about[row] else QBrush()
@@ -432,15 +433,12 @@ class ProfilePanel(QWidget):
                                         collection.has_dates else "None of these documents "
                                                                   "has a date.")
             return
-        period = self.period_combo.currentText()
         periods = [p for p, _ in profile.timeline]
         x = np.arange(len(periods))
         self.all_bars.setOpts(x=x, height=[n for _, n in profile.timeline])
-        text = f"{profile.name}'s documents per {period}"
+        text = f"{profile.name}'s documents per {profile.period}"
         if self._about is not None:
-            dates = collection.doc_dates[profile.documents[self._about]]
-            about = documents_per_period(dates, period, span=(periods[0], periods[-1]))
-            self.about_bars.setOpts(x=x, height=[n for _, n in about])
+            self.about_bars.setOpts(x=x, height=[n for _, n in self._about_per_period])
             text += f"; blue: those about {self._about_label} ({int(self._about.sum()):,})"
         else:
             text += "; select a word or a topic to see when they worked on it"
