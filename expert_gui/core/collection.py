@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from array import array
 from collections.abc import Iterable
@@ -30,7 +31,29 @@ PROBLEM_KINDS = {
     "invalid-utf8": "bytes that are not valid UTF-8 (replaced by U+FFFD)",
     "malformed-record": "a record that could not be read (skipped)",
     "unknown-person": "person named in the people file without any document",
+    "invalid-date": "a date that could not be read (the document is kept, undated)",
 }
+
+# An undated document's entry in `Collection.doc_dates`.
+NO_DATE = np.datetime64("NaT", "D")
+_NO_DAY = int(NO_DATE.astype(np.int64))
+# YYYY, YYYY-MM or YYYY-MM-DD, optionally followed by a time ("T12:00:00Z", " 12:00").
+_DATE_RE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:[T ][0-9:.+\-Z ]*)?")
+
+
+def parse_date(text: str) -> np.datetime64 | None:
+    """A document's date as a day; a year or a month alone stands for its first day.
+
+    None when the text is not such a date (or names no real day, like 2021-02-30).
+    """
+    m = _DATE_RE.fullmatch(text.strip())
+    if m is None:
+        return None
+    year, month, day = m.group(1), m.group(2) or "1", m.group(3) or "1"
+    try:
+        return np.datetime64(f"{year}-{int(month):02d}-{int(day):02d}", "D")
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -122,6 +145,7 @@ class Collection:
         report: LoadReport,
         fingerprint: str = "",
         source: str = "",
+        doc_dates: np.ndarray | None = None,
     ):
         self.name = name
         self.doc_ids = doc_ids
@@ -138,6 +162,7 @@ class Collection:
         self.report = report
         self.fingerprint = fingerprint
         self.source = source
+        self.doc_dates = doc_dates
         self._doc_index: dict[str, int] | None = None
         self._person_index: dict[str, int] | None = None
         self._person_docs: tuple[np.ndarray, np.ndarray] | None = None
@@ -174,6 +199,11 @@ class Collection:
         """The raw text of document i, as it was read."""
         raw = self.text_bytes[self.text_offsets[i] : self.text_offsets[i + 1]]
         return bytes(raw).decode("utf-8")
+
+    @property
+    def has_dates(self) -> bool:
+        """Whether any document has a date (`doc_dates` is then datetime64[D], NaT if unknown)."""
+        return self.doc_dates is not None
 
     def people_of(self, i: int) -> np.ndarray:
         """Person indices associated with document i (sorted, unique)."""
@@ -234,6 +264,8 @@ class Collection:
         for name in self._ARRAYS:
             np.save(tmp / f"{name}.npy", np.asarray(getattr(self, name)), allow_pickle=False)
         np.save(tmp / "vocab_counts.npy", self.vocab.counts, allow_pickle=False)
+        if self.doc_dates is not None:
+            np.save(tmp / "doc_dates.npy", np.asarray(self.doc_dates), allow_pickle=False)
         meta = {
             "name": self.name,
             "source": self.source,
@@ -244,6 +276,7 @@ class Collection:
             "vocab": self.vocab.words,
             "settings": self.settings.to_dict(),
             "report": self.report.to_dict(),
+            "dates": self.doc_dates is not None,
         }
         (tmp / "collection.json").write_text(json.dumps(meta), encoding="utf-8")
         if folder.exists():
@@ -256,9 +289,15 @@ class Collection:
 
     @classmethod
     def load(cls, folder: str | Path) -> Collection:
-        """Read a folder written by `save`; arrays are memory-mapped, so this is near instant."""
+        """Read a folder written by `save`; arrays are memory-mapped, so this is near instant.
+
+        A folder written before documents had dates lacks the "dates" key: the KeyError makes
+        `load_collection` read the files again (same fingerprint, so models still match).
+        """
         folder = Path(folder)
         meta = json.loads((folder / "collection.json").read_text(encoding="utf-8"))
+        dates = (np.load(folder / "doc_dates.npy", allow_pickle=False) if meta["dates"]
+                 else None)
         arrays = {
             name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
             for name in cls._ARRAYS
@@ -274,22 +313,23 @@ class Collection:
             report=LoadReport.from_dict(meta["report"]),
             fingerprint=meta["fingerprint"],
             source=meta["source"],
+            doc_dates=dates,
             **arrays,
         )
 
     @classmethod
     def from_records(
         cls,
-        documents: Iterable[tuple[str, str]],
+        documents: Iterable[tuple[str, str] | tuple[str, str, str]],
         associations: Iterable[tuple[str, str]],
         people: dict[str, str] | None = None,
         settings: TextSettings = TextSettings(),
         name: str = "collection",
     ) -> Collection:
-        """Build a collection in memory from (doc_id, text) and (doc_id, person_id) pairs."""
+        """Build a collection in memory from (doc_id, text[, date]) and (doc_id, person_id)."""
         b = CollectionBuilder(settings, name=name)
-        for doc_id, text in documents:
-            b.add_document(doc_id, text, "<memory>", None)
+        for doc_id, text, *date in documents:
+            b.add_document(doc_id, text, "<memory>", None, date=date[0] if date else "")
         for doc_id, person_id in associations:
             b.add_association(doc_id, person_id, "<memory>", None)
         for person_id, display in (people or {}).items():
@@ -345,6 +385,8 @@ class CollectionBuilder:
         self._people_where: dict[str, tuple[str, int | None]] = {}
         self._text_offsets = array("q", [0])
         self._text_size = 0
+        self._days = array("q")  # each document's date as days since 1970 (_NO_DAY: none)
+        self._any_date = False
         if spill_dir is not None:
             fd, self._text_path = tempfile.mkstemp(suffix=".texts", dir=spill_dir)
             self._text_out = os.fdopen(fd, "wb")
@@ -358,8 +400,9 @@ class CollectionBuilder:
         return len(self._doc_ids)
 
     def add_document(self, doc_id: str, text: str, file: str | Path, line: int | None,
-                     people: Iterable[str] = ()) -> None:
-        """One document; `people` are associations given inline (e.g. a JSONL "people" field)."""
+                     people: Iterable[str] = (), date: str = "") -> None:
+        """One document; `people` are associations given inline (e.g. a JSONL "people" field),
+        `date` its date as text (see `parse_date`; empty: undated)."""
         if doc_id in self._doc_index:
             first_file, first_line = self._doc_places[self._doc_index[doc_id]]
             where = f"{first_file}:{first_line}" if first_line is not None else first_file
@@ -369,12 +412,25 @@ class CollectionBuilder:
         self._doc_index[doc_id] = len(self._doc_ids)
         self._doc_ids.append(doc_id)
         self._doc_places.append(file, line)
+        self._days.append(self._day(date, doc_id, file, line))
         self._pending.append(text)
         self._pending_chars += len(text)
         if len(self._pending) >= self._BATCH_DOCS or self._pending_chars >= self._BATCH_CHARS:
             self._tokenize_pending()
         for person in people:
             self.add_association(doc_id, person, file, line)
+
+    def _day(self, date: str, doc_id: str, file: str | Path, line: int | None) -> int:
+        if not date or not date.strip():
+            return _NO_DAY
+        day = parse_date(date)
+        if day is None:
+            self.report.add("invalid-date", file, line,
+                            f"document {doc_id!r}: expected a date like 2021-03-04, 2021-03 or "
+                            f"2021, found {date.strip()[:40]!r}; the document is kept, undated")
+            return _NO_DAY
+        self._any_date = True
+        return int(day.astype(np.int64))
 
     def _tokenize_pending(self) -> None:
         """Store and tokenize the pending documents in one pass; report those left without words."""
@@ -536,6 +592,8 @@ class CollectionBuilder:
             report=self.report,
             fingerprint=fingerprint,
             source=source,
+            doc_dates=(np.frombuffer(self._days, dtype=np.int64).astype("datetime64[D]")
+                       if self._any_date else None),
         )
 
 

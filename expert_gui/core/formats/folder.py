@@ -1,9 +1,10 @@
 """A folder of `documents.tsv|csv|jsonl`, `associations.tsv|csv` and optional `people.tsv|csv`.
 
 The layout of `../shared/data/*/`; the path may be the folder or its documents file. Delimited documents: a header naming `doc_id` (or `id`) and
-the text columns (`title`, `text`, `abstract`, ... joined in file order); without a header, the
-first column is the id and the last the text. JSONL: one object a line with `id` or `doc_id`,
-the text fields, and optionally its people inline (`"people": ["id", ...]`).
+the text columns (`title`, `text`, `abstract`, ... joined in file order), optionally a `date`
+(or `year`, `timestamp`) column; without a header, the first column is the id and the last the
+text. JSONL: one object a line with `id` or `doc_id`, the text fields, optionally a `date` (or
+`year`, `timestamp`) and its people inline (`"people": ["id", ...]`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats.associations import companion, read_associations, read_people
 from expert_gui.core.formats.delimited import (
+    DATE_COLUMNS,
     DOC_ID_COLUMNS,
     PEOPLE_COLUMNS,
     TEXT_COLUMNS,
@@ -77,6 +79,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
     where = str(path)
     id_col, text_cols, width = 0, None, 2  # text_cols None: the last column of each row
+    date_col = None
     first = True
     for line, row in read_rows(path, builder.report, progress):
         if first:
@@ -89,6 +92,7 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
                     raise CollectionError(path, line, "expected a text column (one of "
                                                       + ", ".join(TEXT_COLUMNS) + ")")
                 id_col, width = i, max(i, *text_cols) + 1
+                date_col = find_column(row, DATE_COLUMNS)
                 continue
         if len(row) < width:
             builder.report.add("malformed-record", path, line,
@@ -104,7 +108,8 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
             text = row[text_cols[0]]
         else:
             text = "\n".join(row[k] for k in text_cols)
-        builder.add_document(doc_id, text, where, line)
+        date = row[date_col] if date_col is not None and date_col < len(row) else ""
+        builder.add_document(doc_id, text, where, line, date=date)
 
 
 def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
@@ -125,6 +130,7 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
             continue
         parts = [record[k] for k in TEXT_COLUMNS if k in record]
         people = next((record[k] for k in PEOPLE_COLUMNS if k in record), [])
+        date = next((record[k] for k in DATE_COLUMNS if k in record), "")
         if not all(isinstance(p, str) for p in parts) or not isinstance(people, list):
             builder.report.add("malformed-record", path, line,
                                "expected text fields as strings and people as a list")
@@ -142,4 +148,5 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
                                    f"expected a person id, found {person!r}")
                 continue
             ids.append(person)
-        builder.add_document(str(doc_id), "\n".join(parts), path, line, people=ids)
+        date = "" if date is None or isinstance(date, bool) else str(date)
+        builder.add_document(str(doc_id), "\n".join(parts), path, line, people=ids, date=date)
