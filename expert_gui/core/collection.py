@@ -29,6 +29,10 @@ PROBLEM_KINDS = {
     "empty-document": "document with no words left after text processing",
     "invalid-utf8": "bytes that are not valid UTF-8 (replaced by U+FFFD)",
     "malformed-record": "a record that could not be read (skipped)",
+    "multi-line-record": "a quoted field running over several lines (read as one record)",
+    "quotes-as-text": "a field opening with a quote that is not CSV quoting (read as text)",
+    "field-count": "a record with more fields than the first (the extra ones ignored)",
+    "skipped-file": "a file in the collection's folder that was not read",
     "unknown-person": "person named in the people file without any document",
 }
 
