@@ -48,8 +48,14 @@ def test_changed_file_or_settings_load_afresh(folder):
     assoc = folder / "associations.tsv"
     st = assoc.stat()
     os.utime(assoc, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert load_collection(folder).fingerprint == first.fingerprint  # same content: cached
+    # issue 11: same size, same modification time, other content
+    assoc.write_bytes(assoc.read_bytes().replace(b"d2\tbob", b"d2\tcat"))
+    os.utime(assoc, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert assoc.stat().st_size == st.st_size
     touched = load_collection(folder)
     assert touched.fingerprint != first.fingerprint
+    assert "cat" in touched.person_ids
     no_stop = load_collection(folder, settings=TextSettings(stopwords="none"))
     assert no_stop.fingerprint not in (first.fingerprint, touched.fingerprint)
     assert "the" in no_stop.vocab.index and "the" not in first.vocab.index

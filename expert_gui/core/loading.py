@@ -9,6 +9,7 @@ spilled to a file while loading, so it is held once.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -22,9 +23,10 @@ import numpy as np
 from expert_gui.core.collection import Collection, CollectionBuilder, LoadReport
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats import FORMATS, detect_format, reader
-from expert_gui.core.formats.reading import LoadProgress, Progress, Stop, file_state
+from expert_gui.core.formats.reading import LoadProgress, Progress, Stop
+from expert_gui.core.inputs import require_regular
 from expert_gui.core.paths import cache_dir
-from expert_gui.core.text import TextSettings
+from expert_gui.core.text import TextSettings, load_stopwords
 
 __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "collection_cache"]
 
@@ -51,11 +53,12 @@ def load_collection(
     files found beside the documents. Progress events are `LoadProgress(done, total, message)`.
     """
     path = Path(path).expanduser().resolve()
+    settings = _stopwords_inline(settings)
     associations = Path(associations).expanduser().resolve() if associations else None
     people = Path(people).expanduser().resolve() if people else None
     for companion in (associations, people):
-        if companion is not None and not companion.is_file():
-            raise CollectionError(companion, None, "no such file")
+        if companion is not None:
+            require_regular(companion, CollectionError)
     name = format or detect_format(path)
     module = reader(name, path)
     sources = module.sources(path, associations, people)
@@ -106,11 +109,18 @@ def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettin
     """The path's key (8 hex digits, shared by all its loads) + the key of this load's content."""
     key = {"loader": LOADER_VERSION, "format": name, "sources": sources,
            "settings": settings.to_dict()}
-    if settings.stopwords not in ("english", "none"):
-        stopwords = Path(settings.stopwords)
-        key["stopwords"] = file_state(stopwords) if stopwords.is_file() else str(stopwords)
     content = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
     return hashlib.sha256(str(path).encode()).hexdigest()[:8] + content[:16]
+
+
+def _stopwords_inline(settings: TextSettings) -> TextSettings:
+    """A user's stop-word file read once and its words kept in the settings, so that the cache
+    key follows its content and the collection, its cache and every model trained on it carry
+    the list itself: a model never names a path to be read."""
+    if settings.stopwords in ("english", "none"):
+        return settings
+    words = tuple(sorted(load_stopwords(settings)))
+    return dataclasses.replace(settings, stopwords="none", extra_stopwords=words)
 
 
 def _prune(folder: Path) -> None:

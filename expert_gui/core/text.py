@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from expert_gui.core.errors import InputFileError
+from expert_gui.core.inputs import read_regular
 
 PAD_TOKEN = "<pad>"
 PAD_ID = 0
@@ -77,8 +78,8 @@ def load_stopwords(settings: TextSettings) -> frozenset[str]:
     else:
         path = Path(settings.stopwords)
         try:
-            raw = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            raw = read_regular(path).decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise InputFileError(path, None, f"cannot read the stop-word list: {exc}") from exc
         words = {ln.strip().lower() for ln in raw.splitlines()}
         words = {w for w in words if w and not w.startswith("#")}

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from expert_gui.core.errors import TopicsError
+from expert_gui.core.inputs import read_regular
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,7 @@ def read_topics(path: str | Path) -> list[Topic]:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TopicsError(path, None, f"cannot read the topics file: {exc.strerror}") from exc
+    raw = read_regular(path, TopicsError)
     for number, line in enumerate(raw.splitlines(), 1):
         try:
             line.decode("utf-8")

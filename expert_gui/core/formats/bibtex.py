@@ -13,6 +13,7 @@ from pathlib import Path
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats.reading import Progress, file_state, read_lines
+from expert_gui.core.inputs import open_regular
 from expert_gui.core.text import TOKEN_RE
 
 NAME = "bibtex"
@@ -23,9 +24,9 @@ def looks_like(path: Path) -> bool:
     if path.suffix.lower() == ".bib":
         return True
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, CollectionError) as f:
             head = f.read(4096)
-    except OSError:
+    except (CollectionError, OSError):
         return False
     return head.lstrip().startswith(b"@")
 

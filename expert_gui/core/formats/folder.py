@@ -22,6 +22,7 @@ from expert_gui.core.formats.delimited import (
     read_rows,
 )
 from expert_gui.core.formats.reading import Progress, file_state, read_lines
+from expert_gui.core.inputs import require_regular
 
 NAME = "folder"
 DOCUMENT_FILES = tuple(f"documents.{ext}" for ext in
@@ -34,9 +35,13 @@ def looks_like(path: Path) -> bool:
 
 def documents_file(path: Path) -> Path | None:
     """The documents file of a folder, or the path itself when it is one (`documents.tsv`)."""
-    if path.is_file():
+    if not path.is_dir():
         return path if path.name in DOCUMENT_FILES else None
-    return next((path / n for n in DOCUMENT_FILES if (path / n).is_file()), None)
+    for name in DOCUMENT_FILES:
+        if (path / name).exists():
+            require_regular(path / name, CollectionError)
+            return path / name
+    return None
 
 
 def input_files(path: Path, associations: Path | None, people: Path | None) -> list[Path]:

@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import gzip
 import re
-import zlib
+from collections.abc import Iterator
 from html.parser import HTMLParser
+from itertools import islice
 from pathlib import Path
 
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats.associations import companion, read_associations, read_people
-from expert_gui.core.formats.reading import Progress, file_state, present, read_lines, visible_files
+from expert_gui.core.formats.reading import (
+    UNREADABLE,
+    Progress,
+    file_state,
+    present,
+    read_lines,
+    report_skipped,
+    walk_files,
+)
+from expert_gui.core.inputs import open_regular
 
 NAME = "trec"
 _DOC_TAG = re.compile(r"<(/?)DOC>", re.IGNORECASE)
@@ -27,19 +37,20 @@ _SKIPPED_TAGS = ("script", "style")
 
 
 def looks_like(path: Path) -> bool:
-    """A file (or the first files of a folder) whose text starts with `<DOC>`."""
-    files = _document_files(path)[:5] if path.is_dir() else [path]
+    """A file (or one of the first files of a folder) whose text starts with `<DOC>`; only those
+    few files are looked at, so a large folder is not walked."""
+    files = islice(_document_files(path), 5) if path.is_dir() else [path]
     return any(_head(f).lstrip().upper().startswith(b"<DOC>") for f in files)
 
 
 def _head(path: Path, size: int = 512) -> bytes:
     try:
-        if path.name.endswith(".gz"):
-            with gzip.open(path, "rb") as f:
-                return f.read(size)
-        with open(path, "rb") as f:
-            return f.read(size)
-    except (OSError, EOFError, zlib.error):
+        with open_regular(path, CollectionError) as raw:
+            if path.name.endswith(".gz"):
+                with gzip.GzipFile(fileobj=raw) as f:
+                    return f.read(size)
+            return raw.read(size)
+    except (CollectionError, *UNREADABLE):
         return b""
 
 
@@ -47,16 +58,16 @@ def _companion_dir(path: Path) -> Path:
     return path if path.is_dir() else path.parent
 
 
-def _document_files(path: Path) -> list[Path]:
+def _document_files(path: Path, skipped: list | None = None) -> Iterator[Path]:
     if not path.is_dir():
-        return [path]
-    return [f for f in visible_files(path)
-            if not f.name.startswith(("associations.", "people.")) or f.parent != path]
+        return iter([path])
+    return (f for f in walk_files(path, skipped)
+            if not f.name.startswith(("associations.", "people.")) or f.parent != path)
 
 
-def input_files(path: Path, associations: Path | None,
-                people: Path | None) -> tuple[list[Path], Path, Path | None]:
-    docs = _document_files(path)
+def input_files(path: Path, associations: Path | None, people: Path | None,
+                skipped: list | None = None) -> tuple[list[Path], Path, Path | None]:
+    docs = list(_document_files(path, skipped))
     if not docs:
         raise CollectionError(path, None, "expected TREC files (<DOC> ... </DOC>)")
     assoc = associations or companion(_companion_dir(path), "associations")
@@ -73,7 +84,9 @@ def sources(path: Path, associations: Path | None, people: Path | None) -> list[
 
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
-    docs, assoc, people = input_files(path, associations, people)
+    skipped: list = []
+    docs, assoc, people = input_files(path, associations, people, skipped)
+    report_skipped(builder.report, skipped)
     progress.total = sum(f.stat().st_size for f in present(docs, assoc, people))
     for f in docs:
         read_trec_file(f, builder, progress, required=not path.is_dir())
