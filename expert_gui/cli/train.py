@@ -97,9 +97,11 @@ def run(args) -> int:
 
     from expert_gui.core.embeddings import load_word_vectors
     from expert_gui.core.loading import load_collection
+    from expert_gui.core.storage import check_model_folder
     from expert_gui.core.training import select_device, train
 
     settings, text = _settings(args)
+    check_model_folder(args.out)  # before the collection loads: a bad --out is told at once
     collection = load_collection(args.collection, format=args.format,
                                  associations=args.associations, people=args.people,
                                  settings=text, use_cache=not args.no_cache)

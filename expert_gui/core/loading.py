@@ -1,15 +1,14 @@
 """`load_collection`: a user's files -> a `Collection`, cached on disk so reopening is instant.
 
 The cache folder is `cache_dir()/collections/<fingerprint>`, the fingerprint a hash of the input
-files (path, size, modification time), the text settings and `LOADER_VERSION`; any change to
-one of them loads afresh. The last `CACHES_PER_PATH` caches of each path are kept. Raw text is
+files (path and a hash of the content), the text settings and `LOADER_VERSION`; any change to
+one of them loads afresh. A cache is checked in full when opened and rebuilt when damaged. The last `CACHES_PER_PATH` caches of each path are kept. Raw text is
 spilled to a file while loading, so it is held once.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import os
@@ -26,12 +25,12 @@ from expert_gui.core.formats import FORMATS, detect_format, reader
 from expert_gui.core.formats.reading import LoadProgress, Progress, Stop
 from expert_gui.core.inputs import require_regular
 from expert_gui.core.paths import cache_dir
-from expert_gui.core.text import TextSettings, load_stopwords
+from expert_gui.core.text import TextSettings, inline_stopwords
 
 __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "collection_cache"]
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
-LOADER_VERSION = 1
+LOADER_VERSION = 2
 # Caches kept per collection path (its versions, or other text settings); older ones are removed.
 CACHES_PER_PATH = 3
 
@@ -53,7 +52,7 @@ def load_collection(
     files found beside the documents. Progress events are `LoadProgress(done, total, message)`.
     """
     path = Path(path).expanduser().resolve()
-    settings = _stopwords_inline(settings)
+    settings = inline_stopwords(settings)  # the cache key follows the list's content
     associations = Path(associations).expanduser().resolve() if associations else None
     people = Path(people).expanduser().resolve() if people else None
     for companion in (associations, people):
@@ -113,16 +112,6 @@ def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettin
     return hashlib.sha256(str(path).encode()).hexdigest()[:8] + content[:16]
 
 
-def _stopwords_inline(settings: TextSettings) -> TextSettings:
-    """A user's stop-word file read once and its words kept in the settings, so that the cache
-    key follows its content and the collection, its cache and every model trained on it carry
-    the list itself: a model never names a path to be read."""
-    if settings.stopwords in ("english", "none"):
-        return settings
-    words = tuple(sorted(load_stopwords(settings)))
-    return dataclasses.replace(settings, stopwords="none", extra_stopwords=words)
-
-
 def _prune(folder: Path) -> None:
     """Keep the `CACHES_PER_PATH` most recently used caches of one path; drop older ones."""
     siblings = [p for p in folder.parent.glob(folder.name[:8] + "*")
@@ -144,7 +133,7 @@ def _open_cache(folder: Path) -> Collection | None:
         return None
     try:
         collection = Collection.load(folder)
-    except (OSError, ValueError, KeyError, TypeError):
+    except CollectionError:  # damaged: read the files again
         return None
     with contextlib.suppress(OSError):
         os.utime(folder)  # recently used: pruned last

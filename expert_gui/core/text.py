@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +85,15 @@ def load_stopwords(settings: TextSettings) -> frozenset[str]:
         words = {w for w in words if w and not w.startswith("#")}
     words.update(w.lower() for w in settings.extra_stopwords)
     return frozenset(words)
+
+
+def inline_stopwords(settings: TextSettings) -> TextSettings:
+    """The same settings with a stop-word file's words in place of its path, so that what is
+    saved (a cache, a model) carries the list itself and is never read from a path it names."""
+    if settings.stopwords in ("english", "none"):
+        return settings
+    return replace(settings, stopwords="none",
+                   extra_stopwords=tuple(sorted(load_stopwords(settings))))
 
 
 class Tokenizer:
