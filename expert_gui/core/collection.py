@@ -37,6 +37,7 @@ PROBLEM_KINDS = {
     "quotes-as-text": "a field opening with a quote that is not CSV quoting (read as text)",
     "field-count": "a record with more fields than the first (the extra ones ignored)",
     "skipped-file": "a file in the collection's folder that was not read",
+    "latex-kept": "a BibTeX field too long to decode its LaTeX (kept as written)",
     "unknown-person": "person named in the people file without any document",
 }
 
