@@ -147,3 +147,13 @@ def test_crlf_and_cr_line_endings(tmp_path):
     c = _folder(tmp_path, 'doc_id\ttext\r\nd1\t"two\r\nlines"\r\nd2\tplain\rd3\tlast\r\n')
     assert c.doc_ids == ["d1", "d2", "d3"]
     assert c.text(0) == "two\r\nlines" and c.text(1) == "plain" and c.text(2) == "last"
+
+
+def test_jsonl_lone_surrogates_become_replacement_characters(tmp_path):
+    (tmp_path / "documents.jsonl").write_text(
+        '{"id": "d\\udcff", "text": "ring buffers", "people": ["p\\ud800"]}\n'
+        '{"id": "d2", "text": "smile \\ud83d\\ude00", "people": ["q"]}\n', encoding="utf-8")
+    c = load_collection(tmp_path, use_cache=False)
+    assert c.doc_ids == ["d\ufffd", "d2"] and c.person_ids == ["p\ufffd", "q"]
+    assert c.text(1) == "smile \U0001f600"  # a valid pair is one character, kept
+    assert problems(c) == {("invalid-utf8", "documents.jsonl", 1)}

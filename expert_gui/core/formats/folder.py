@@ -123,6 +123,10 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
         if not isinstance(record, dict):
             builder.report.add("malformed-record", path, line, "expected a JSON object")
             continue
+        if "\\u" in raw and _has_surrogate(record):
+            builder.report.add("invalid-utf8", path, line, "a \\u escape of a lone surrogate, "
+                                                           "which is no character; read as U+FFFD")
+            record = _without_surrogates(record)
         doc_id = record.get("doc_id", record.get("id"))
         if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool) or str(doc_id) == "":
             builder.report.add("malformed-record", path, line,
@@ -148,3 +152,23 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
                 continue
             ids.append(person)
         builder.add_document(str(doc_id), "\n".join(parts), path, line, people=ids)
+
+
+def _has_surrogate(value) -> bool:
+    if isinstance(value, str):
+        return any("\ud800" <= c <= "\udfff" for c in value)
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    return isinstance(value, list) and any(map(_has_surrogate, value))
+
+
+def _without_surrogates(value):
+    """JSON's \\u escapes can spell a lone surrogate, which no file, terminal or widget takes:
+    each becomes U+FFFD, as bytes that are not UTF-8 do."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value
