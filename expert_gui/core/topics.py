@@ -97,15 +97,17 @@ def _read_sert(path: Path, text: str) -> list[Topic]:
 
 
 _TOP = re.compile(r"<top>(.*?)(</top>|<top>|\Z)", re.IGNORECASE | re.DOTALL)
-_NUM = re.compile(r"<num>\s*(?:number\s*:)?\s*(\S+)", re.IGNORECASE)
+_NUM = re.compile(r"<num>\s*(?:number\s*:)?\s*([^\s<]+)", re.IGNORECASE)
 _TITLE = re.compile(r"<title>\s*(?:topic\s*:)?(.*?)(?=<|\Z)", re.IGNORECASE | re.DOTALL)
 
 
 def _read_trec(path: Path, text: str) -> list[Topic]:
     topics: list[Topic] = []
     seen: dict[str, int] = {}
+    line, counted = 1, 0  # lines counted up to `counted`, so the whole count is one pass
     for m in _TOP.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
         if m.group(2).lower() != "</top>":
             raise TopicsError(path, line, "<top> without a closing </top>")
         body = m.group(1)
