@@ -21,7 +21,7 @@ import xxhash
 
 from expert_gui.core import manifest as schema
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.inputs import open_regular, read_regular
+from expert_gui.core.inputs import hash_into, read_regular
 from expert_gui.core.text import TOKEN_RE, TextSettings, Tokenizer, Vocabulary
 
 # Kinds of problem a load can report. None of them stops the load; each is listed for the user.
@@ -235,8 +235,8 @@ class Collection:
     def save(self, folder: str | Path) -> None:
         """Write the collection to a folder: .npy arrays and one JSON file, no pickle.
 
-        The JSON file holds a hash (XXH3) of every array file and of itself, so a damaged cache
-        is caught on opening. The folder is written under a temporary name and renamed, so a
+        The file `xxh3` holds a hash of all the others, so a damaged cache is caught on
+        opening. The folder is written under a temporary name and renamed, so a
         crash leaves either the old cache or none.
         """
         folder = Path(folder)
@@ -256,8 +256,8 @@ class Collection:
             "settings": self.settings.to_dict(),
             "report": self.report.to_dict(),
         }
-        meta["xxh3"] = _cache_digest(tmp, meta)
         (tmp / "collection.json").write_text(json.dumps(meta), encoding="utf-8")
+        (tmp / "xxh3").write_text(_cache_digest(tmp), encoding="ascii")
         if folder.exists():
             old = folder.with_name(folder.name + ".old")
             os.replace(folder, old)
@@ -276,13 +276,13 @@ class Collection:
         """
         folder = Path(folder)
         path = folder / "collection.json"
+        if read_regular(folder / "xxh3", CollectionError) != _cache_digest(folder).encode():
+            raise CollectionError(folder, None, "the cache does not match its hash (damaged)")
         try:
             meta = schema.parse(read_regular(path, CollectionError))
             schema.obj(_CACHE_KEYS)(meta, "")
         except (schema.SchemaError, ValueError) as exc:
             raise CollectionError(path, None, f"not a valid collection cache: {exc}") from None
-        if meta["xxh3"] != _cache_digest(folder, meta):
-            raise CollectionError(path, None, "the cache does not match its hash (damaged)")
         try:
             arrays = {
                 name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
@@ -664,15 +664,12 @@ class _ProvisionalIds(dict):
         return np.concatenate(pieces)
 
 
-def _cache_digest(folder: Path, meta: dict) -> str:
-    """XXH3 of a cache's array files, in a fixed order, and of its JSON (less the hash)."""
+def _cache_digest(folder: Path) -> str:
+    """XXH3 of every file of a cache (the file `xxh3` holds it), in a fixed order."""
     digest = xxhash.xxh3_128()
-    for name in Collection._FILES:
+    for name in (*Collection._FILES, "collection.json"):
         digest.update(name.encode())
-        with open_regular(folder / name, CollectionError) as f:
-            while chunk := f.read(1 << 22):
-                digest.update(chunk)
-    digest.update(schema.canonical({k: v for k, v in meta.items() if k != "xxh3"}))
+        hash_into(digest, folder / name, CollectionError)
     return digest.hexdigest()
 
 
@@ -687,7 +684,7 @@ def _cache_schema() -> dict:
     return {"name": schema.string, "source": schema.string, "fingerprint": schema.string,
             "doc_ids": unique, "person_ids": unique, "person_names": text,
             "vocab": schema.list_of(schema.nonempty_string, unique=True, min_length=1),
-            "settings": schema.text_settings, "report": report, "xxh3": schema.string}
+            "settings": schema.text_settings, "report": report}
 
 
 _CACHE_KEYS = _cache_schema()

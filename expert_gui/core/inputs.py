@@ -74,10 +74,17 @@ def content_hash(path: str | Path, error: type[InputFileError] = InputFileError)
     same size (or restored by a tool that keeps times) would look unchanged.
     """
     digest = xxhash.xxh3_128()
+    hash_into(digest, path, error)
+    return digest.hexdigest()
+
+
+def hash_into(digest, path: str | Path, error: type[InputFileError] = InputFileError) -> None:
+    """Feed a regular file's bytes to a hash object, through one reused buffer."""
+    buffer = bytearray(_CHUNK)
+    view = memoryview(buffer)
     with open_regular(path, error) as f:
         try:
-            while chunk := f.read(_CHUNK):
-                digest.update(chunk)
+            while n := f.readinto(buffer):
+                digest.update(view[:n])
         except OSError as exc:
             raise error(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    return digest.hexdigest()

@@ -83,6 +83,13 @@ def nonempty_string(value, where: str) -> None:
         raise SchemaError(where, "expected a non-empty string")
 
 
+# A check may carry `whole`: a test of a whole list at once, which `list_of` tries first (a
+# model's vocabulary and a cache's document ids are long); only a list that fails it is checked
+# item by item, to name the bad one.
+string.whole = lambda values: set(map(type, values)) <= {str}
+nonempty_string.whole = lambda values: set(map(type, values)) <= {str} and "" not in values
+
+
 def sha256_hex(value, where: str) -> None:
     if not isinstance(value, str) or not _HEX64.fullmatch(value):
         raise SchemaError(where, "expected 64 lower-case hexadecimal digits")
@@ -94,6 +101,8 @@ def integer(minimum: int | None = None) -> Check:
             raise SchemaError(where, f"expected an integer, found {_kind(value)}")
         if minimum is not None and value < minimum:
             raise SchemaError(where, f"expected an integer of at least {minimum}, found {value}")
+    check.whole = lambda values: set(map(type, values)) <= {int} and (
+        minimum is None or not values or min(values) >= minimum)
     return check
 
 
@@ -131,9 +140,11 @@ def list_of(item: Check, *, unique: bool = False, min_length: int = 0) -> Check:
             raise SchemaError(where, f"expected a list, found {_kind(value)}")
         if len(value) < min_length:
             raise SchemaError(where, f"expected at least {min_length} item(s)")
-        for i, v in enumerate(value):
-            item(v, f"{where}[{i}]")
-        if unique:
+        whole = getattr(item, "whole", None)
+        if whole is None or not whole(value):
+            for i, v in enumerate(value):
+                item(v, f"{where}[{i}]")
+        if unique and len(set(value)) != len(value):
             seen: dict = {}
             for i, v in enumerate(value):
                 if v in seen:
