@@ -51,7 +51,10 @@ def load_collection(
     `format` overrides detection (one of `FORMATS`); `associations` and `people` override the
     files found beside the documents. Progress events are `LoadProgress(done, total, message)`.
     """
-    path = Path(path).expanduser().resolve()
+    path = Path(path).expanduser()
+    if path.exists() and not path.is_dir():
+        require_regular(path, CollectionError)  # named as given, before a link is resolved
+    path = path.resolve()
     settings = inline_stopwords(settings)  # the cache key follows the list's content
     associations = Path(associations).expanduser().resolve() if associations else None
     people = Path(people).expanduser().resolve() if people else None

@@ -12,7 +12,6 @@ from types import ModuleType
 
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats import bibtex, folder, gitlog, plaintext, trec
-from expert_gui.core.inputs import require_regular
 
 # Detection order: the most specific layouts first; a plain folder of text files is the fallback.
 FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (folder, gitlog, trec, bibtex, plaintext)}
@@ -22,8 +21,6 @@ def detect_format(path: Path) -> str:
     """The format of a collection path, by file names and content."""
     if not path.exists():
         raise CollectionError(path, None, "no such file or folder")
-    if not path.is_dir():
-        require_regular(path, CollectionError)
     for name, module in FORMATS.items():
         if module.looks_like(path):
             return name
