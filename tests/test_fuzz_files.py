@@ -257,7 +257,10 @@ def test_crafted_manifests_are_refused_or_answer_sanely(model_files, data):
         del target[path[-1]]
     else:
         target[path[-1]] = data.draw(_JSON)
-    manifest["sha256"] = schema.digest(files["model.safetensors"], manifest)
+    try:
+        manifest["sha256"] = schema.digest(files["model.safetensors"], manifest)
+    except ValueError:
+        pass  # an infinite number, which JSON lacks: the file holds Infinity, to be refused
     folder = _model_folder({**files, "manifest.json": json.dumps(manifest).encode()})
     try:
         model = load_model(folder)
