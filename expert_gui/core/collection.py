@@ -38,6 +38,7 @@ PROBLEM_KINDS = {
     "field-count": "a record with more fields than the first (the extra ones ignored)",
     "skipped-file": "a file in the collection's folder that was not read",
     "latex-kept": "a BibTeX field too long to decode its LaTeX (kept as written)",
+    "generated-id": "a document without an id in its id column (one was made from its line)",
     "unknown-person": "person named in the people file without any document",
 }
 

@@ -23,6 +23,7 @@ from expert_gui.core.collection import Collection, CollectionBuilder, LoadReport
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats import FORMATS, detect_format, reader
 from expert_gui.core.formats.reading import LoadProgress, Progress, Stop
+from expert_gui.core.formats.table import TableColumns
 from expert_gui.core.inputs import require_regular
 from expert_gui.core.paths import cache_dir
 from expert_gui.core.text import TextSettings, inline_stopwords
@@ -30,7 +31,7 @@ from expert_gui.core.text import TextSettings, inline_stopwords
 __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "collection_cache"]
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
-LOADER_VERSION = 2
+LOADER_VERSION = 3
 # Caches kept per collection path (its versions, or other text settings); older ones are removed.
 CACHES_PER_PATH = 3
 
@@ -42,6 +43,7 @@ def load_collection(
     associations: str | Path | None = None,
     people: str | Path | None = None,
     settings: TextSettings = TextSettings(),
+    columns: TableColumns | None = None,
     use_cache: bool = True,
     progress: Callable[[LoadProgress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
@@ -49,7 +51,9 @@ def load_collection(
     """Read a collection in any supported format; None when `should_stop()` said stop.
 
     `format` overrides detection (one of `FORMATS`); `associations` and `people` override the
-    files found beside the documents. Progress events are `LoadProgress(done, total, message)`.
+    files found beside the documents; `columns` says which columns of a table are what (the
+    table format; by default they are detected from its header). Progress events are
+    `LoadProgress(done, total, message)`.
     """
     path = Path(path).expanduser()
     if path.exists() and not path.is_dir():
@@ -61,9 +65,15 @@ def load_collection(
     for companion in (associations, people):
         if companion is not None:
             require_regular(companion, CollectionError)
-    name = format or detect_format(path)
+    name = format or ("table" if columns is not None else detect_format(path))
     module = reader(name, path)
-    sources = module.sources(path, associations, people)
+    chosen = {}
+    if columns is not None:
+        if name != "table":
+            raise CollectionError(path, None, f"columns apply to a table, not to a {name} "
+                                              "collection")
+        chosen = {"columns": columns}
+    sources = module.sources(path, associations, people, **chosen)
     fingerprint = _fingerprint(path, name, sources, settings)
     folder = collection_cache(fingerprint)
     if use_cache:
@@ -78,7 +88,7 @@ def load_collection(
                                          ignore_cleanup_errors=True) as spill:
             builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
             module.read(path, builder, associations=associations, people=people,
-                        progress=steps)
+                        progress=steps, **chosen)
             steps.event("building the vocabulary")
             collection = builder.build(fingerprint=fingerprint, source=str(path))
             if collection.n_documents == 0:

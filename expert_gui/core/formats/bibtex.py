@@ -104,6 +104,17 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
         builder.add_document(entry.key, "\n".join(texts), path, line, people=people_ids)
 
 
+def person_from_text(name: str) -> tuple[str, str]:
+    """(id, display name) of one name as BibTeX writes it ("Last, First", "First von Last"),
+    for the readers whose people come as text: a table's authors column, RIS."""
+    from bibtexparser.middlewares.names import parse_single_name_into_parts
+
+    try:
+        return person(parse_single_name_into_parts(name, strict=False))
+    except ValueError:  # not a name bibtexparser can split: its words, in order
+        return "-".join(TOKEN_RE.findall(name.lower())), name.strip()
+
+
 @functools.cache
 def _latex_decoder():
     """bibtexparser's LaTeX decoder (pylatexenc; math kept verbatim, \\url's argument as it is),

@@ -1,18 +1,23 @@
 """A folder of `documents.tsv|csv|jsonl`, `associations.tsv|csv` and optional `people.tsv|csv`.
 
-The layout of `../shared/data/*/`; the path may be the folder or its documents file. Delimited documents: a header naming `doc_id` (or `id`) and
-the text columns (`title`, `text`, `abstract`, ... joined in file order); without a header, the
-first column is the id and the last the text. JSONL: one object a line with `id` or `doc_id`,
-the text fields, and optionally its people inline (`"people": ["id", ...]`).
+The layout of `../shared/data/*/`; the path may be the folder or its documents file. Delimited
+documents: a header naming `doc_id` (or `id`) and the text columns (`title`, `text`,
+`abstract`, ... joined in file order); without a header, the first column is the id and the last
+the text. A header with an authors column, or without an id column, is read as a table
+(table.py): people inline, ids made from the lines, and no associations file needed. JSONL: one
+object a line with `id` or `doc_id`, the text fields, and optionally its people inline
+(`"people": ["id", ...]`).
 """
 
 from __future__ import annotations
 
 import json
+from itertools import chain
 from pathlib import Path
 
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
+from expert_gui.core.formats import table
 from expert_gui.core.formats.associations import companion, read_associations, read_people
 from expert_gui.core.formats.delimited import (
     DOC_ID_COLUMNS,
@@ -51,9 +56,10 @@ def input_files(path: Path, associations: Path | None, people: Path | None) -> l
                                           "documents.csv or documents.jsonl")
     path = docs.parent
     assoc = associations or companion(path, "associations")
-    if assoc is None and not docs.name.startswith("documents.jsonl"):
+    if assoc is None and not docs.name.startswith("documents.jsonl") and not _names_people(docs):
         raise CollectionError(path, None, "expected associations.tsv or associations.csv "
-                                          "beside the documents (or --associations FILE)")
+                                          "beside the documents (or --associations FILE), or "
+                                          "an authors column in them")
     people = people or companion(path, "people")
     return [f for f in (docs, assoc, people) if f is not None]
 
@@ -79,11 +85,26 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
         read_people(people, builder, progress)
 
 
+def _names_people(docs: Path) -> bool:
+    """A delimited documents file whose header has a people (authors) column, as JSONL may."""
+    columns = table.detect_columns(table.preview(docs, rows=0).header)
+    return columns is not None and bool(columns.people)
+
+
 def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
     where = str(path)
     id_col, text_cols, width = 0, None, 2  # text_cols None: the last column of each row
+    rows = read_rows(path, builder.report, progress)
+    head = next(rows, None)
+    if head is None:
+        return
+    columns = table.detect_columns(head[1], need_people=False)
+    if columns is not None and (columns.people or columns.id is None):
+        # its people inline, or no id column: read as a table (ids made from the lines)
+        table.read_rows_into(rows, head[1], columns, path, head[0], builder)
+        return
     first = True
-    for line, row in read_rows(path, builder.report, progress):
+    for line, row in chain([head], rows):
         if first:
             first = False
             i = find_column(row, DOC_ID_COLUMNS)
