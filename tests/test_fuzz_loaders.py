@@ -226,3 +226,62 @@ def test_jsonl_deep_or_long(body):
         write(folder, {"documents.jsonl": b'{"id": "d1", "text": "ring", "people": ["p"]}\n'
                                           + body + b"\n"})
         check(folder, use_cache=False)
+
+
+@pytest.mark.parametrize("ext", ["csv", "tsv"])
+@FUZZ
+@given(body=CONTENT, header=st.sampled_from([b"title,abstract,authors\n", b"Title\tAuthors\n",
+                                             b"id,text,people\n", b""]))
+def test_table_format(ext, body, header):
+    if ext == "tsv":
+        header = header.replace(b",", b"\t")
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / f"pubs.{ext}"
+        path.write_bytes(header + body)
+        check(path, format="table", use_cache=False)
+
+
+@FUZZ
+@given(data=st.data())
+def test_xlsx_table(data):
+    import openpyxl
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "pubs.xlsx"
+        if data.draw(st.booleans()):
+            book = openpyxl.Workbook()
+            cells = st.none() | st.integers() | st.floats(allow_nan=False) | st.text(
+                alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=20)
+            for row in data.draw(st.lists(st.lists(cells, max_size=5), max_size=6)):
+                book.active.append(row)
+            book.save(path)
+            blob = bytearray(path.read_bytes())
+            for _ in range(data.draw(st.integers(0, 3))):  # and a few bytes damaged
+                blob[data.draw(st.integers(0, len(blob) - 1))] ^= 0xFF
+            path.write_bytes(bytes(blob))
+        else:
+            path.write_bytes(data.draw(CONTENT))
+        check(path, format="table", use_cache=False)
+
+
+_RIS = [b"TY  - JOUR\n", b"ER  - \n", b"AU  - ", b"TI  - ", b"AB  - ", b"KW  - ", b"ID  - ",
+        b"Van Gysel, Christophe", b"\n", b"  -", b"TY", b"ER"]
+
+
+@FUZZ
+@given(body=st.lists(st.sampled_from(_RIS) | st.binary(max_size=8), max_size=40).map(b"".join))
+def test_ris_format(body):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "refs.ris"
+        path.write_bytes(body)
+        check(path, use_cache=False)
+
+
+@HANGS
+@given(body=repeated([b"TY  - JOUR\n", b"AU  - A, B\n", b"TY  - JOUR\nAU  - A, B\n",
+                      b"KW  - x\n"]))
+def test_ris_repeated(body):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "refs.ris"
+        path.write_bytes(b"TY  - JOUR\nTI  - Ring\n" + body + b"ER  - \n")
+        check(path, use_cache=False)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -26,8 +27,9 @@ from expert_gui.core.formats.table import preview as preview_table
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.widgets import fill_table, make_table
 
-GENERATED = "(none: number the rows)"
+GENERATED = "(none: the file's name and the row's line)"
 CUSTOM = "Custom"
+MAX_WIDTH = 260  # pixels of a preview column, at first
 STYLES = {"names": "names, split on ; or |", "scopus": "Scopus: name (author id)",
           "ids": "ids, split on ; or |"}
 
@@ -42,7 +44,11 @@ class TableColumnsDialog(QDialog):
         self.header = [h.strip() for h in preview.header]
 
         self.table = make_table(self.header or [""], stretch_last=False)
-        fill_table(self.table, [[c[:120] for c in row] for row in preview.rows])
+        fill_table(self.table, [[c[:200] for c in row] for row in preview.rows])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.resizeColumnsToContents()
+        for column in range(self.table.columnCount()):  # long abstracts would hide the rest
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), MAX_WIDTH))
 
         self.preset = QComboBox()
         self.preset.addItems([CUSTOM, *PRESETS])
@@ -59,7 +65,7 @@ class TableColumnsDialog(QDialog):
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             it.setCheckState(Qt.CheckState.Unchecked)
             self.text_columns.addItem(it)
-        self.text_columns.setMaximumHeight(140)
+        self.text_columns.setMaximumHeight(110)
         self.status = QLabel()
         self.status.setWordWrap(True)
 
