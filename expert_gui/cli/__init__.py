@@ -12,7 +12,8 @@ import sys
 from expert_gui import __version__
 from expert_gui.core.errors import ExpertGuiError
 
-COMMANDS = ("stats", "train", "query", "neighbours", "rank", "experiment")
+COMMANDS = ("stats", "train", "query", "neighbours", "rank", "experiment", "profile",
+            "export_embeddings")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -88,7 +88,8 @@ def table_columns(args):
     people = args.people_column or (detected.people if detected else "")
     try:
         return TableColumns(text=text, people=people,
-                            id=args.id_column or (detected.id if detected else None))
+                            id=args.id_column or (detected.id if detected else None),
+                            date=detected.date if detected else None)
     except ValueError as exc:
         raise CollectionError(args.collection, None, str(exc)) from None
 

@@ -28,6 +28,7 @@ from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.widgets import fill_table, make_table
 
 GENERATED = "(none: the file's name and the row's line)"
+UNDATED = "(none: undated)"
 CUSTOM = "Custom"
 MAX_WIDTH = 260  # pixels of a preview column, at first
 STYLES = {"names": "names, split on ; or |", "scopus": "Scopus: name (author id)",
@@ -54,6 +55,8 @@ class TableColumnsDialog(QDialog):
         self.preset.addItems([CUSTOM, *PRESETS])
         self.id_column = QComboBox()
         self.id_column.addItems([GENERATED, *self.header])
+        self.date_column = QComboBox()
+        self.date_column.addItems([UNDATED, *self.header])
         self.people_column = QComboBox()
         self.people_column.addItems(self.header)
         self.people_style = QComboBox()
@@ -75,6 +78,7 @@ class TableColumnsDialog(QDialog):
         form.addRow("People", self.people_column)
         form.addRow("People are", self.people_style)
         form.addRow("Document id", self.id_column)
+        form.addRow("Date", self.date_column)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Load")
@@ -91,7 +95,8 @@ class TableColumnsDialog(QDialog):
 
         self.show_columns(preview.columns)
         self.preset.currentTextChanged.connect(self._preset_chosen)
-        for signal in (self.id_column.currentIndexChanged, self.people_column.currentIndexChanged,
+        for signal in (self.id_column.currentIndexChanged, self.date_column.currentIndexChanged,
+                       self.people_column.currentIndexChanged,
                        self.people_style.currentIndexChanged, self.text_columns.itemChanged):
             signal.connect(self._changed)
         self._changed()
@@ -109,6 +114,7 @@ class TableColumnsDialog(QDialog):
             self.people_column.setCurrentText(columns.people)
         self.people_style.setCurrentIndex(list(STYLES).index(columns.people_style))
         self.id_column.setCurrentText(columns.id if columns.id in self.header else GENERATED)
+        self.date_column.setCurrentText(columns.date if columns.date in self.header else UNDATED)
         self.preset.blockSignals(True)
         self.preset.setCurrentText(columns.preset or CUSTOM)
         self.preset.blockSignals(False)
@@ -120,16 +126,17 @@ class TableColumnsDialog(QDialog):
         people = self.people_column.currentText()
         if not text or not people:
             return None
-        ident = self.id_column.currentText()
+        ident, date = self.id_column.currentText(), self.date_column.currentText()
         preset = self.preset.currentText()
         return TableColumns(text=text, people=people, id=None if ident == GENERATED else ident,
                             people_style=self.people_style.currentData(),
-                            preset="" if preset == CUSTOM else preset)
+                            preset="" if preset == CUSTOM else preset,
+                            date=None if date == UNDATED else date)
 
     def _preset_chosen(self, name: str) -> None:
         if name in PRESETS:
-            missing = [c for c in (*PRESETS[name].text, PRESETS[name].people, PRESETS[name].id)
-                       if c and c not in self.header]
+            p = PRESETS[name]
+            missing = [c for c in (*p.text, p.people, p.id, p.date) if c and c not in self.header]
             self.show_columns(PRESETS[name])
             if missing:
                 self.status.setText(f"This file is not a {name} export: it has no column "

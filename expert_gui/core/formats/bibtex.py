@@ -2,7 +2,8 @@
 
 Parsed with bibtexparser (LaTeX decoded, names split into first/von/last/jr). A person's id is
 every name part in the order first, von, last, jr, lower-cased and joined by '-', so
-"Rijke, Maarten de" and "Maarten de Rijke" are both `maarten-de-rijke`.
+"Rijke, Maarten de" and "Maarten de Rijke" are both `maarten-de-rijke`. An entry's `year` is
+its document's date.
 """
 
 from __future__ import annotations
@@ -101,7 +102,9 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
             if person_id and person_id != "others":
                 builder.add_person(person_id, display, path, line)
                 people_ids.append(person_id)
-        builder.add_document(entry.key, "\n".join(texts), path, line, people=people_ids)
+        year = fields.get("year")
+        builder.add_document(entry.key, "\n".join(texts), path, line, people=people_ids,
+                             date=year.strip() if isinstance(year, str) else "")
 
 
 def person_from_text(name: str) -> tuple[str, str]:

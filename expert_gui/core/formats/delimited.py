@@ -25,6 +25,7 @@ PERSON_ID_COLUMNS = ("person_id", "person", "author_id", "author", "candidate", 
 NAME_COLUMNS = ("name", "display_name", "full_name")
 TEXT_COLUMNS = ("title", "text", "abstract", "keywords", "body", "content")
 PEOPLE_COLUMNS = ("people", "authors", "person_ids")
+DATE_COLUMNS = ("date", "year", "timestamp")
 
 _QUOTE = '"'
 _LINE_ENDS = "\r\n"

@@ -2,10 +2,11 @@
 
 The layout of `../shared/data/*/`; the path may be the folder or its documents file. Delimited
 documents: a header naming `doc_id` (or `id`) and the text columns (`title`, `text`,
-`abstract`, ... joined in file order); without a header, the first column is the id and the last
-the text. A header with an authors column, or without an id column, is read as a table
-(table.py): people inline, ids made from the lines, and no associations file needed. JSONL: one
-object a line with `id` or `doc_id`, the text fields, and optionally its people inline
+`abstract`, ... joined in file order), optionally a `date` (or `year`, `timestamp`) column;
+without a header, the first column is the id and the last the text. A header with an authors
+column, or without an id column, is read as a table (table.py): people inline, ids made from the
+lines, and no associations file needed. JSONL: one object a line with `id` or `doc_id`, the text
+fields, optionally a `date` (or `year`, `timestamp`) and its people inline
 (`"people": ["id", ...]`).
 """
 
@@ -20,6 +21,7 @@ from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats import table
 from expert_gui.core.formats.associations import companion, read_associations, read_people
 from expert_gui.core.formats.delimited import (
+    DATE_COLUMNS,
     DOC_ID_COLUMNS,
     PEOPLE_COLUMNS,
     TEXT_COLUMNS,
@@ -103,6 +105,7 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
         # its people inline, or no id column: read as a table (ids made from the lines)
         table.read_rows_into(rows, head[1], columns, path, head[0], builder)
         return
+    date_col = None
     first = True
     for line, row in chain([head], rows):
         if first:
@@ -115,6 +118,7 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
                     raise CollectionError(path, line, "expected a text column (one of "
                                                       + ", ".join(TEXT_COLUMNS) + ")")
                 id_col, width = i, max(i, *text_cols) + 1
+                date_col = find_column(row, DATE_COLUMNS)
                 continue
         if len(row) < width:
             builder.report.add("malformed-record", path, line,
@@ -130,7 +134,8 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
             text = row[text_cols[0]]
         else:
             text = "\n".join(row[k] for k in text_cols)
-        builder.add_document(doc_id, text, where, line)
+        date = row[date_col] if date_col is not None and date_col < len(row) else ""
+        builder.add_document(doc_id, text, where, line, date=date)
 
 
 def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
@@ -155,6 +160,7 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
             continue
         parts = [record[k] for k in TEXT_COLUMNS if k in record]
         people = next((record[k] for k in PEOPLE_COLUMNS if k in record), [])
+        date = next((record[k] for k in DATE_COLUMNS if k in record), "")
         if not all(isinstance(p, str) for p in parts) or not isinstance(people, list):
             builder.report.add("malformed-record", path, line,
                                "expected text fields as strings and people as a list")
@@ -172,7 +178,8 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
                                    f"expected a person id, found {person!r}")
                 continue
             ids.append(person)
-        builder.add_document(str(doc_id), "\n".join(parts), path, line, people=ids)
+        date = "" if date is None or isinstance(date, bool) else str(date)
+        builder.add_document(str(doc_id), "\n".join(parts), path, line, people=ids, date=date)
 
 
 def _has_surrogate(value) -> bool:

@@ -25,7 +25,12 @@ from pathlib import Path
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats.bibtex import person_from_text
-from expert_gui.core.formats.delimited import DOC_ID_COLUMNS, TEXT_COLUMNS, read_rows
+from expert_gui.core.formats.delimited import (
+    DATE_COLUMNS,
+    DOC_ID_COLUMNS,
+    TEXT_COLUMNS,
+    read_rows,
+)
 from expert_gui.core.formats.reading import Progress, file_state, walk_files
 from expert_gui.core.inputs import open_regular
 
@@ -42,13 +47,14 @@ PREVIEW_ROWS = 20
 @dataclass(frozen=True)
 class TableColumns:
     """Which header cells say what: the text (joined in this order), the people, the id (None:
-    ids made from the row's line), and how the people are written."""
+    ids made from the row's line), the date (None: undated), and how the people are written."""
 
     text: tuple[str, ...]
     people: str
     id: str | None = None
     people_style: str = "names"
     preset: str = ""
+    date: str | None = None
 
     def __post_init__(self):
         if not self.text:
@@ -62,10 +68,10 @@ class TableColumns:
 
 PRESETS = {
     "zotero": TableColumns(text=("Title", "Abstract Note", "Manual Tags"), people="Author",
-                           id="Key", preset="zotero"),
+                           id="Key", preset="zotero", date="Publication Year"),
     "scopus": TableColumns(text=("Title", "Abstract", "Author Keywords"),
                            people="Author full names", id="EID", people_style="scopus",
-                           preset="scopus"),
+                           preset="scopus", date="Year"),
 }
 # Header cells that only each export has: a header holding all of them is that export.
 _PRESET_MARKS = {"zotero": ("Key", "Item Type", "Abstract Note", "Author"),
@@ -93,9 +99,10 @@ def detect_columns(header: list[str], need_people: bool = True) -> TableColumns 
     text = tuple(c for c, low in zip(cells, lower, strict=True) if low in TEXT_COLUMNS)
     people = next((cells[lower.index(n)] for n in PEOPLE_COLUMNS if n in lower), None)
     ident = next((cells[lower.index(n)] for n in DOC_ID_COLUMNS if n in lower), None)
+    date = next((cells[lower.index(n)] for n in DATE_COLUMNS if n in lower), None)
     if not text or (people is None and need_people):
         return None
-    return TableColumns(text=text, people=people or "", id=ident)
+    return TableColumns(text=text, people=people or "", id=ident, date=date)
 
 
 def is_table_file(path: Path) -> bool:
@@ -175,13 +182,15 @@ def read_rows_into(records: Iterator[tuple[int, list[str]]], header: list[str],
     """Documents from a table's rows; also the folder format's documents file, whose people
     may come from an associations file instead (`columns.people` empty)."""
     cells = [h.strip() for h in header]
-    missing = [c for c in (*columns.text, columns.people, columns.id) if c and c not in cells]
+    missing = [c for c in (*columns.text, columns.people, columns.id, columns.date)
+               if c and c not in cells]
     if missing:
         raise CollectionError(path, header_line, "the header has no column "
                               + ", ".join(map(repr, missing)))
     text = [cells.index(c) for c in columns.text]
     who = cells.index(columns.people) if columns.people else None
     ident = cells.index(columns.id) if columns.id else None
+    when = cells.index(columns.date) if columns.date else None
     stem = path.name.split(".")[0]
     where = str(path)
     for line, row in records:
@@ -194,7 +203,7 @@ def read_rows_into(records: Iterator[tuple[int, list[str]]], header: list[str],
         people = _people(row[who], columns.people_style, builder, where, line) \
             if who is not None else []
         builder.add_document(doc_id, "\n".join(row[k] for k in text if row[k].strip()), where,
-                             line, people=people)
+                             line, people=people, date=row[when] if when is not None else "")
 
 
 def _people(cell: str, style: str, builder: CollectionBuilder, where: str,

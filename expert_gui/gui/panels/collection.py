@@ -120,6 +120,9 @@ class CollectionPanel(QWidget):
             self.people_view.fontMetrics().height() + 8)
         self.people_view.horizontalHeader().setStretchLastSection(True)
         self.people_view.selectionModel().currentRowChanged.connect(self._show_person)
+        self.people_view.doubleClicked.connect(lambda index: self.state.profile_requested.emit(
+            self.people_proxy.index(index.row(), 0).data()))
+        self.people_view.setToolTip("Double-click a person to see their profile")
 
         self.documents_list = QListWidget()
         self.documents_list.currentItemChanged.connect(self._show_document)
