@@ -154,3 +154,13 @@ def test_cli_columns(fixtures, tmp_path, capsys):
     assert main(["stats", str(fixtures / TABLES / "zotero.csv"), "--preset", "scopus"]) == 2
     assert "no column 'Abstract', 'Author Keywords', 'Author full names'" in \
         capsys.readouterr().err
+
+
+def test_dates_come_from_the_year_column(fixtures):
+    import numpy as np
+
+    c = load_collection(fixtures / TABLES / "publications.csv", use_cache=False)
+    assert c.doc_dates.tolist()[:2] == [np.datetime64("2016-01-01", "D").item(),
+                                        np.datetime64("2006-01-01", "D").item()]
+    z = load_collection(fixtures / TABLES / "zotero.csv", use_cache=False)
+    assert str(z.doc_dates[1]) == "2012-01-01"
