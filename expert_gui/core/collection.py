@@ -18,7 +18,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+import xxhash
 
+from expert_gui.core import manifest as schema
+from expert_gui.core.errors import CollectionError
+from expert_gui.core.inputs import hash_into, read_regular
 from expert_gui.core.text import TOKEN_RE, TextSettings, Tokenizer, Vocabulary
 
 # Kinds of problem a load can report. None of them stops the load; each is listed for the user.
@@ -30,6 +34,12 @@ PROBLEM_KINDS = {
     "empty-document": "document with no words left after text processing",
     "invalid-utf8": "bytes that are not valid UTF-8 (replaced by U+FFFD)",
     "malformed-record": "a record that could not be read (skipped)",
+    "multi-line-record": "a quoted field running over several lines (read as one record)",
+    "quotes-as-text": "a field opening with a quote that is not CSV quoting (read as text)",
+    "field-count": "a record with more fields than the first (the extra ones ignored)",
+    "skipped-file": "a file in the collection's folder that was not read",
+    "latex-kept": "a BibTeX field too long to decode its LaTeX (kept as written)",
+    "generated-id": "a document without an id in its id column (one was made from its line)",
     "unknown-person": "person named in the people file without any document",
     "invalid-date": "a date that could not be read (the document is kept, undated)",
 }
@@ -251,12 +261,14 @@ class Collection:
 
     # -- persistence (the on-disk cache) --------------------------------------------------------
     _ARRAYS = ("assoc_indptr", "assoc_people", "tokens", "doc_offsets", "text_bytes", "text_offsets")
+    _FILES = (*(f"{name}.npy" for name in _ARRAYS), "vocab_counts.npy")
 
     def save(self, folder: str | Path) -> None:
         """Write the collection to a folder: .npy arrays and one JSON file, no pickle.
 
-        The folder is written under a temporary name and renamed, so a crash leaves either the
-        old cache or none.
+        The file `xxh3` holds a hash of all the others, so a damaged cache is caught on
+        opening. The folder is written under a temporary name and renamed, so a
+        crash leaves either the old cache or none.
         """
         folder = Path(folder)
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -279,6 +291,7 @@ class Collection:
             "dates": self.doc_dates is not None,
         }
         (tmp / "collection.json").write_text(json.dumps(meta), encoding="utf-8")
+        (tmp / "xxh3").write_text(_cache_digest(tmp), encoding="ascii")
         if folder.exists():
             old = folder.with_name(folder.name + ".old")
             os.replace(folder, old)
@@ -291,24 +304,43 @@ class Collection:
     def load(cls, folder: str | Path) -> Collection:
         """Read a folder written by `save`; arrays are memory-mapped, so this is near instant.
 
-        A folder written before documents had dates lacks the "dates" key: the KeyError makes
-        `load_collection` read the files again (same fingerprint, so models still match).
+        Everything is checked first, as strictly as a model file: the hash, the JSON's schema,
+        and each array's type, shape and bounds (an offset past the end, a person index out of
+        range), so a damaged cache raises CollectionError instead of misleading the trainer (a
+        cache written before documents had dates is refused too, and read again).
         """
         folder = Path(folder)
-        meta = json.loads((folder / "collection.json").read_text(encoding="utf-8"))
-        dates = (np.load(folder / "doc_dates.npy", allow_pickle=False) if meta["dates"]
-                 else None)
-        arrays = {
-            name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
-            for name in cls._ARRAYS
-        }
-        counts = np.load(folder / "vocab_counts.npy", allow_pickle=False)
+        path = folder / "collection.json"
+        if read_regular(folder / "xxh3", CollectionError) != _cache_digest(folder).encode():
+            raise CollectionError(folder, None, "the cache does not match its hash (damaged)")
+        try:
+            meta = schema.parse(read_regular(path, CollectionError))
+            schema.obj(_CACHE_KEYS)(meta, "")
+        except (schema.SchemaError, ValueError) as exc:
+            raise CollectionError(path, None, f"not a valid collection cache: {exc}") from None
+        try:
+            arrays = {
+                name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+                for name in cls._ARRAYS
+            }
+            counts = np.load(folder / "vocab_counts.npy", allow_pickle=False)
+            dates = (np.load(folder / "doc_dates.npy", allow_pickle=False) if meta["dates"]
+                     else None)
+            vocab = Vocabulary(meta["vocab"], counts)
+        except (OSError, ValueError) as exc:
+            raise CollectionError(folder, None, f"not a valid collection cache: {exc}") from None
+        _check_cached_arrays(arrays, meta, len(vocab), folder)
+        if dates is not None and (dates.dtype != NO_DATE.dtype
+                                  or dates.shape != (len(meta["doc_ids"]),)):
+            raise CollectionError(folder / "doc_dates.npy", None, "not a valid collection cache: "
+                                  f"expected {len(meta['doc_ids'])} days, found {dates.dtype} "
+                                  f"{dates.shape}")
         return cls(
             name=meta["name"],
             doc_ids=meta["doc_ids"],
             person_ids=meta["person_ids"],
             person_names=meta["person_names"],
-            vocab=Vocabulary(meta["vocab"], counts),
+            vocab=vocab,
             settings=TextSettings.from_dict(meta["settings"]),
             report=LoadReport.from_dict(meta["report"]),
             fingerprint=meta["fingerprint"],
@@ -691,6 +723,67 @@ class _ProvisionalIds(dict):
             start = pos + 1
         pieces.append(ids[start:])
         return np.concatenate(pieces)
+
+
+def _boolean(value, where: str) -> None:
+    if not isinstance(value, bool):
+        raise schema.SchemaError(where, "expected true or false")
+
+
+def _cache_digest(folder: Path) -> str:
+    """XXH3 of every file of a cache (the file `xxh3` holds it), in a fixed order."""
+    digest = xxhash.xxh3_128()
+    dates = ("doc_dates.npy",) if (folder / "doc_dates.npy").exists() else ()
+    for name in (*Collection._FILES, *dates, "collection.json"):
+        digest.update(name.encode())
+        hash_into(digest, folder / name, CollectionError)
+    return digest.hexdigest()
+
+
+def _cache_schema() -> dict:
+    text = schema.list_of(schema.string)
+    problem = schema.obj({"kind": schema.string, "file": schema.string,
+                          "line": schema.optional(schema.integer(0)), "message": schema.string})
+    report = schema.obj({"format": schema.string, "files": text,
+                         "counts": schema.obj({}, other=schema.integer(0)),
+                         "problems": schema.list_of(problem)})
+    unique = schema.list_of(schema.string, unique=True)
+    return {"name": schema.string, "source": schema.string, "fingerprint": schema.string,
+            "doc_ids": unique, "person_ids": unique, "person_names": text,
+            "vocab": schema.list_of(schema.nonempty_string, unique=True, min_length=1),
+            "settings": schema.text_settings, "report": report, "dates": _boolean}
+
+
+_CACHE_KEYS = _cache_schema()
+
+
+def _check_cached_arrays(arrays: dict, meta: dict, n_words: int, folder: Path) -> None:
+    """Types, shapes and bounds of a cache's arrays, against its JSON and against each other."""
+    n_docs, n_people = len(meta["doc_ids"]), len(meta["person_ids"])
+
+    def bad(name: str, message: str):
+        raise CollectionError(folder / f"{name}.npy", None, f"not a valid collection cache: "
+                                                            f"{message}")
+
+    kinds = {"assoc_indptr": "i", "assoc_people": "i", "tokens": "u", "doc_offsets": "i",
+             "text_bytes": "u", "text_offsets": "i"}
+    for name, kind in kinds.items():
+        a = arrays[name]
+        if a.ndim != 1 or a.dtype.kind != kind:
+            bad(name, f"expected a 1-D array of kind {kind!r}, found {a.dtype} {a.shape}")
+    if len(meta["person_names"]) != n_people:
+        bad("assoc_people", "people ids and names differ in number")
+    for name, end in (("doc_offsets", len(arrays["tokens"])),
+                      ("assoc_indptr", len(arrays["assoc_people"])),
+                      ("text_offsets", len(arrays["text_bytes"]))):
+        offsets = arrays[name]
+        if len(offsets) != n_docs + 1 or offsets[0] != 0 or offsets[-1] != end or \
+                (n_docs and np.diff(offsets).min() < 0):
+            bad(name, f"expected {n_docs + 1} non-decreasing offsets from 0 to {end}")
+    for name, limit in (("assoc_people", n_people), ("tokens", n_words)):
+        values = arrays[name]
+        if len(values) and (int(values.min()) < 0 or int(values.max()) >= limit):
+            bad(name, f"expected indices below {limit}")
 
 
 def _mean(x: np.ndarray) -> float:

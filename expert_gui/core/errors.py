@@ -56,3 +56,12 @@ class UnknownPersonError(QueryError):
 
 class TrainingError(ExpertGuiError):
     """Training stopped for a reason the user must see (for example, a non-finite loss)."""
+
+
+class OutputFolderError(ExpertGuiError):
+    """An output folder the program may not write into: foreign content, unwritable, or in use."""
+
+    def __init__(self, path: str | Path, message: str):
+        self.path = str(path)
+        self.message = message
+        super().__init__(f"{self.path}: {message}")

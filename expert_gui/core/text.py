@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from expert_gui.core.errors import InputFileError
+from expert_gui.core.inputs import read_regular
 
 PAD_TOKEN = "<pad>"
 PAD_ID = 0
@@ -38,7 +39,8 @@ _NUMBER_PATTERNS = {
     "any-digit": re.compile(r"\d").search,
     "numeric": re.compile(r"\d+").fullmatch,
 }
-NUMBER_RULES = ("numbers", "any-digit")
+NUMBER_RULES = ("numbers", "any-digit")  # offered for new models
+KNOWN_NUMBER_RULES = tuple(_NUMBER_PATTERNS)  # any a saved model or cache may name
 NUMBER_RULE_LABELS = {
     "numbers": "integers and 0x hex literals",
     "any-digit": "every token holding a digit",
@@ -68,7 +70,7 @@ class TextSettings:
             raise ValueError("vocab_size must be at least 2 (the padding token and one word)")
         if self.min_count < 1:
             raise ValueError("min_count must be at least 1")
-        if self.numbers not in _NUMBER_PATTERNS:
+        if self.numbers not in KNOWN_NUMBER_RULES:
             raise ValueError(f"numbers must be one of {NUMBER_RULES}, not {self.numbers!r}")
 
     def to_dict(self) -> dict:
@@ -101,13 +103,22 @@ def load_stopwords(settings: TextSettings) -> frozenset[str]:
     else:
         path = Path(settings.stopwords)
         try:
-            raw = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            raw = read_regular(path).decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise InputFileError(path, None, f"cannot read the stop-word list: {exc}") from exc
         words = {ln.strip().lower() for ln in raw.splitlines()}
         words = {w for w in words if w and not w.startswith("#")}
     words.update(w.lower() for w in settings.extra_stopwords)
     return frozenset(words)
+
+
+def inline_stopwords(settings: TextSettings) -> TextSettings:
+    """The same settings with a stop-word file's words in place of its path, so that what is
+    saved (a cache, a model) carries the list itself and is never read from a path it names."""
+    if settings.stopwords in ("english", "none"):
+        return settings
+    return replace(settings, stopwords="none",
+                   extra_stopwords=tuple(sorted(load_stopwords(settings))))
 
 
 class Tokenizer:
