@@ -17,7 +17,7 @@ import numpy as np
 
 from expert_gui.core.collection import Collection
 from expert_gui.core.errors import QueryError
-from expert_gui.core.evaluation.evaluate import check_stop, evaluate, part_progress
+from expert_gui.core.evaluation.evaluate import Stopped, check_stop, evaluate, part_progress
 from expert_gui.core.evaluation.measures import PerTopic, measure_run
 from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.heldout import (
@@ -35,7 +35,6 @@ from expert_gui.core.rankers.fusion import (
     average_precisions,
     choose_weights,
 )
-from expert_gui.core.storage import save_model
 from expert_gui.core.text import Tokenizer
 from expert_gui.core.training import TrainSettings, train
 
@@ -44,25 +43,27 @@ CALIBRATION_MEASURES = ("AP", "RR")
 
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
                         out_dir=None, progress=None, should_stop=None, should_pause=None,
-                        resume: bool = False, word_vectors=None,
-                        calibration_progress=None) -> LogLinearModel:
+                        resume: bool = False, word_vectors=None) -> LogLinearModel:
     """Train on `split.training`, then calibrate `auto` on the held-out documents and save.
 
     The log-linear model's held-out MAP is recorded after every epoch (about a second on DPDK);
     with `settings.early_stopping` training keeps the epoch where it was best (the validation loss
-    kept falling after MAP peaked). A stopped run is saved as `train` saves it, uncalibrated.
+    kept falling after MAP peaked). The model is saved once, calibrated; a stopped run is saved as
+    `train` saves it, uncalibrated.
     """
     has_queries = len(split.documents) > 0
     score = held_out_map(split) if has_queries else None
-    model = train(split.training, settings, out_dir=out_dir, progress=progress,
-                  should_stop=should_stop, should_pause=should_pause, resume=resume,
-                  word_vectors=word_vectors, epoch_score=score)
-    if has_queries and not (should_stop is not None and should_stop()):
-        model.calibration = calibrate(model, split, progress=calibration_progress,
-                                      should_stop=should_stop)
-        if out_dir is not None:
-            save_model(model, out_dir)
-    return model
+
+    def finish(model: LogLinearModel) -> None:
+        try:
+            model.calibration = calibrate(model, split, should_stop=should_stop)
+        except Stopped:
+            pass  # stopped while calibrating: saved uncalibrated, as a stopped run
+
+    return train(split.training, settings, out_dir=out_dir, progress=progress,
+                 should_stop=should_stop, should_pause=should_pause, resume=resume,
+                 word_vectors=word_vectors, epoch_score=score,
+                 finish=finish if has_queries else None)
 
 
 def train_with_held_out(collection: Collection, settings: TrainSettings = TrainSettings(), *,

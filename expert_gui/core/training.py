@@ -316,7 +316,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
           should_stop: Callable[[], bool] | None = None,
           should_pause: Callable[[], bool] | None = None, resume: bool = False,
           word_vectors=None,
-          epoch_score: Callable[[dict[str, np.ndarray]], float] | None = None) -> LogLinearModel:
+          epoch_score: Callable[[dict[str, np.ndarray]], float] | None = None,
+          finish: Callable[[LogLinearModel], None] | None = None) -> LogLinearModel:
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
     Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps, when stopped, and at
@@ -325,7 +326,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     process trains on its share of every batch (see distributed.py). `epoch_score`, given the
     parameters as numpy arrays at the end of every epoch, returns a score to maximise (held-out
     MAP, core/calibration.py); it is recorded in the history and, when given, early stopping
-    watches it instead of the validation loss.
+    watches it instead of the validation loss. `finish` completes a model that was not stopped
+    (its calibration) before it is saved, so the model files are written once.
     """
     if resume and out_dir is None:
         raise TrainingError("resuming needs the output folder that holds the checkpoint")
@@ -395,6 +397,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
             break
     save()
     model = _to_model(net, run, settings, collection, word_vectors)
+    if finish is not None and not stopped and dist.is_main:
+        finish(model)
     if out_dir is not None and dist.is_main:
         save_model(model, out_dir)
     return model
