@@ -4,6 +4,7 @@ which collection each belongs to."""
 import os
 import shutil
 
+import numpy as np
 import pytest
 from fixtures.training import load_training_fixture
 
@@ -12,7 +13,6 @@ from expert_gui.core.model_folders import (
     DAMAGED,
     INTERRUPTED,
     PARTIAL,
-    collection_key,
     is_partial,
     list_model_folders,
     model_fits,
@@ -114,9 +114,16 @@ def test_a_model_belongs_by_fingerprint_or_by_the_same_people_and_words(runs, co
     other = load_training_fixture()
     other.fingerprint = "another"
     other.person_ids = [*other.person_ids[:-1], "someone-else"]
-    assert collection_key(other) != collection_key(collection)
     assert not model_fits(model, other)
     assert not read_model_folder(runs / "finished").belongs_to(other)
+    # Trained without some documents (held out as queries): the same people, fewer words.
+    from expert_gui.core.heldout import without_documents
+
+    fewer = without_documents(collection, np.array([0, 1, 2]))
+    fewer.fingerprint = "the collection less three documents"
+    smaller = train(fewer, FAST)
+    assert smaller.collection_fingerprint != collection.fingerprint
+    assert model_fits(smaller, collection) and model_fits(smaller, moved)
     # An interrupted run has no vocabulary to compare: only its fingerprint counts (and the
     # trainer resumes only on the same fingerprint).
     assert read_model_folder(runs / "killed").belongs_to(collection)

@@ -12,7 +12,8 @@ import sys
 from expert_gui import __version__
 from expert_gui.core.errors import ExpertGuiError
 
-COMMANDS = ("stats", "train", "query", "neighbours", "rank", "experiment")
+COMMANDS = ("stats", "train", "query", "neighbours", "rank", "heldout", "experiment", "profile",
+            "export_embeddings")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    _print_safely()
     args = build_parser().parse_args(argv)
     if args.command is None:
         from expert_gui.gui.app import run_gui
@@ -46,3 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"expert-gui {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _print_safely() -> None:
+    """What the terminal cannot encode (a lone surrogate in an id, any character on a strict
+    ASCII or UTF-8 stream) is printed as a backslash escape instead of ending the command."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")

@@ -5,47 +5,55 @@ its training was stopped (`manifest.json` marked `stopped`, plus `checkpoint/`),
 was interrupted before it could save a model (killed, crashed, power loss: only `checkpoint/`).
 The app lists all three; the last two can be continued from their checkpoint.
 
-A model belongs to a collection when it was trained on that load of it (same fingerprint) or on
-the same people and vocabulary (the same files copied or touched since). Anything else would
-answer queries about people or words that are not the collection's.
+A model belongs to a collection when it was trained on that load of it (same fingerprint), or
+on its people with words the collection has: the same files copied or moved since, or the
+collection less the documents held out of training (whose words the model may lack). Anything
+else would answer queries about people or words that are not the collection's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from expert_gui.core.storage import CHECKPOINT_DIR, MANIFEST_FILE
+from expert_gui.core.errors import ModelFileError
+from expert_gui.core.storage import CHECKPOINT_DIR, MANIFEST_FILE, read_manifest
 
 CHECKPOINT_STATE = "state.json"
 
 COMPLETE, PARTIAL, INTERRUPTED, DAMAGED = "complete", "partial", "interrupted", "damaged"
 
 
-def content_key(person_ids, words) -> str:
-    """A short hash of a people list and a vocabulary: equal keys, interchangeable models."""
-    h = hashlib.sha256()
-    for part in (person_ids, words):
-        h.update("\x1f".join(part).encode("utf-8"))
-        h.update(b"\x1e")
-    return h.hexdigest()[:32]
+def people_key(person_ids) -> str:
+    """A short hash of a list of people: equal keys, the same people in the same order."""
+    return hashlib.sha256("\x1f".join(person_ids).encode("utf-8")).hexdigest()[:32]
 
 
-def collection_key(collection) -> str:
-    return content_key(collection.person_ids, collection.vocab.words)
+_collection_words: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def model_key(model) -> str:
-    return content_key(model.person_ids, model.vocab.words)
+def collection_words(collection) -> frozenset:
+    """The collection's vocabulary as a set (built once per collection)."""
+    words = _collection_words.get(collection)
+    if words is None:
+        words = _collection_words[collection] = frozenset(collection.vocab.words)
+    return words
+
+
+def _belongs(fingerprint: str, people: str, words: frozenset | None, collection) -> bool:
+    if fingerprint and fingerprint == collection.fingerprint:
+        return True
+    return words is not None and people == people_key(collection.person_ids) \
+        and words <= collection_words(collection)
 
 
 def model_fits(model, collection) -> bool:
     """True when `model` was trained on `collection` (see the module's docstring)."""
-    if model.collection_fingerprint and model.collection_fingerprint == collection.fingerprint:
-        return True
-    return model_key(model) == collection_key(collection)
+    return _belongs(model.collection_fingerprint, people_key(model.person_ids),
+                    frozenset(model.vocab.words), collection)
 
 
 @dataclass(frozen=True)
@@ -57,7 +65,8 @@ class ModelFolder:
     modified: float  # seconds since the epoch: the newest work in the folder
     collection_fingerprint: str = ""
     collection_source: str = ""
-    key: str = ""  # content_key of people and vocabulary; "" for an interrupted run
+    people: str = ""  # people_key of its people ("" for an interrupted run)
+    words: frozenset | None = None  # its vocabulary (None for an interrupted run)
     n_people: int = 0
     n_words: int = 0
     dim: int = 0
@@ -77,9 +86,11 @@ class ModelFolder:
         return self.kind in (PARTIAL, INTERRUPTED)
 
     def belongs_to(self, collection) -> bool:
-        if self.collection_fingerprint and self.collection_fingerprint == collection.fingerprint:
-            return True
-        return bool(self.key) and self.key == collection_key(collection)
+        if self.kind == INTERRUPTED:  # no vocabulary yet: by where it was read from (resuming
+            # checks the fingerprint and says so when the files changed)
+            return self.collection_fingerprint == collection.fingerprint or bool(
+                self.collection_source) and self.collection_source == collection.source
+        return _belongs(self.collection_fingerprint, self.people, self.words, collection)
 
     def progress_text(self) -> str:
         return progress_text(self.step, self.total_steps, self.epoch, self.epochs)
@@ -172,18 +183,20 @@ def _read_json(path: Path) -> dict:
 
 def _from_manifest(folder: Path, manifest: Path, modified: float) -> ModelFolder:
     try:
-        meta = _read_json(manifest)
-        people = meta["people"]["ids"]
-        words = meta["vocabulary"]["words"]
-        settings = dict(meta.get("settings") or {})
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        return ModelFolder(folder, DAMAGED, modified, problem=f"{manifest.name}: {exc}")
+        meta = read_manifest(folder)  # checked against the schema
+    except ModelFileError as exc:
+        return ModelFolder(folder, DAMAGED, modified,
+                           problem=f"{Path(exc.path).name}: {exc.message}")
+    people = meta["people"]["ids"]
+    words = meta["vocabulary"]["words"]
+    settings = dict(meta["settings"])
     history = meta.get("history") or []
     return ModelFolder(
         folder, PARTIAL if settings.get("stopped") else COMPLETE, modified,
         collection_fingerprint=str(meta.get("collection_fingerprint") or ""),
         collection_source=str(meta.get("collection_source") or ""),
-        key=content_key(people, words), n_people=len(people), n_words=len(words),
+        people=people_key(people), words=frozenset(words), n_people=len(people),
+        n_words=len(words),
         dim=int(settings.get("dim", 0)), step=int(settings.get("steps", 0)),
         total_steps=int(settings.get("total_steps", 0)), epoch=len(history),
         epochs=int(settings.get("epochs", 0)), settings=settings)

@@ -15,6 +15,7 @@ for a resumed run to reproduce an uninterrupted one.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -28,10 +29,17 @@ from torch import nn
 
 from expert_gui.core import distributed
 from expert_gui.core.collection import Collection
-from expert_gui.core.errors import TrainingError
+from expert_gui.core.errors import ModelFileError, TrainingError
 from expert_gui.core.instances import Instances, make_instances
 from expert_gui.core.model import LogLinearModel
-from expert_gui.core.storage import CHECKPOINT_DIR, load_checkpoint, save_checkpoint, save_model
+from expert_gui.core.outputs import locked
+from expert_gui.core.storage import (
+    CHECKPOINT_DIR,
+    claim_model_folder,
+    latest_checkpoint,
+    save_checkpoint,
+    save_model,
+)
 from expert_gui.core.text import TextSettings
 
 OPTIMIZERS = ("adadelta", "adam")
@@ -288,17 +296,38 @@ def epoch_order(train_idx: np.ndarray, seed: int, epoch: int) -> np.ndarray:
 ProgressFn = Callable[[TrainProgress], None]
 
 
+def _holding_output_folder(train_fn):
+    """Before any work: claim `out_dir` (created, or recognised as the program's own; a user's
+    folder or an unwritable path is refused with OutputFolderError), and hold its lock for the
+    whole run, so a second trainer on the same folder is refused instead of racing this one."""
+    @functools.wraps(train_fn)
+    def wrapper(collection, settings=TrainSettings(), *, out_dir=None, **kwargs):
+        if out_dir is None or not distributed.context().is_main:
+            return train_fn(collection, settings, out_dir=out_dir, **kwargs)
+        folder = claim_model_folder(out_dir)
+        with locked(folder, "training"):
+            return train_fn(collection, settings, out_dir=folder, **kwargs)
+    return wrapper
+
+
+@_holding_output_folder
 def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
           out_dir: str | Path | None = None, progress: ProgressFn | None = None,
           should_stop: Callable[[], bool] | None = None,
           should_pause: Callable[[], bool] | None = None, resume: bool = False,
-          word_vectors=None) -> LogLinearModel:
+          word_vectors=None,
+          epoch_score: Callable[[dict[str, np.ndarray]], float] | None = None,
+          finish: Callable[[LogLinearModel], None] | None = None) -> LogLinearModel:
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
     Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps, when stopped, and at
     the end; `resume` continues from it. `word_vectors` (embeddings.load_word_vectors) may be
     passed when already loaded; otherwise settings.embeddings is read here. Under torchrun each
-    process trains on its share of every batch (see distributed.py).
+    process trains on its share of every batch (see distributed.py). `epoch_score`, given the
+    parameters as numpy arrays at the end of every epoch, returns a score to maximise (held-out
+    MAP, core/calibration.py); it is recorded in the history and, when given, early stopping
+    watches it instead of the validation loss. `finish` completes a model that was not stopped
+    (its calibration) before it is saved, so the model files are written once.
     """
     if resume and out_dir is None:
         raise TrainingError("resuming needs the output folder that holds the checkpoint")
@@ -327,7 +356,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     run = _Run(steps_per_epoch=math.ceil(len(train_idx) / settings.batch_size))
     checkpoint = Path(out_dir) / CHECKPOINT_DIR if out_dir is not None else None
     if resume:
-        _restore(checkpoint, net, optimizer, run, settings, collection)
+        _restore(Path(out_dir), net, optimizer, run, settings, collection)
     ddp = distributed.wrap(net, dist, device)
     total_steps = run.steps_per_epoch * settings.epochs
     meter = _Meter(run.step)
@@ -360,7 +389,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
                 progress(meter.event(run, total_steps, settings, loss, len(idx), device))
         if stopped:
             break
-        _end_epoch(run, net, instances, val_idx, settings, device)
+        _end_epoch(run, net, instances, val_idx, settings, device, epoch_score)
         if progress is not None and dist.is_main:
             progress(meter.event(run, total_steps, settings, run.history[-1]["train_loss"], 0,
                                  device))
@@ -368,6 +397,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
             break
     save()
     model = _to_model(net, run, settings, collection, word_vectors, stopped)
+    if finish is not None and not stopped and dist.is_main:
+        finish(model)
     if out_dir is not None and dist.is_main:
         save_model(model, out_dir)
     return model
@@ -395,7 +426,10 @@ class _Run:
     def state(self) -> dict:
         keys = ("epoch", "batch", "step", "epoch_loss", "epoch_instances", "best_val",
                 "best_epoch", "bad_epochs", "history")
-        return {k: getattr(self, k) for k in keys}
+        state = {k: getattr(self, k) for k in keys}
+        if state["best_val"] == math.inf:  # no validation yet; JSON has no infinity
+            state["best_val"] = None
+        return state
 
 
 def _step(ddp, net, optimizer, instances: Instances, idx, settings, device, dist) -> float:
@@ -435,17 +469,21 @@ def validation_loss(net: LogLinearNet, instances: Instances, idx: np.ndarray,
     return total / len(idx)
 
 
-def _end_epoch(run: _Run, net, instances, val_idx, settings, device) -> None:
+def _end_epoch(run: _Run, net, instances, val_idx, settings, device, epoch_score=None) -> None:
     val = validation_loss(net, instances, val_idx, device)
-    run.history.append({
-        "epoch": run.epoch + 1, "step": run.step,
-        "train_loss": run.epoch_loss / max(run.epoch_instances, 1), "val_loss": val,
-    })
+    entry = {"epoch": run.epoch + 1, "step": run.step,
+             "train_loss": run.epoch_loss / max(run.epoch_instances, 1), "val_loss": val}
+    criterion = val  # lower is better
+    if epoch_score is not None:
+        entry["held_out_map"] = epoch_score(
+            {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
+        criterion = -entry["held_out_map"]
+    run.history.append(entry)
     run.epoch += 1
     run.batch = 0
     run.epoch_loss, run.epoch_instances = 0.0, 0
-    if val is not None and val < run.best_val:
-        run.best_val, run.best_epoch, run.bad_epochs = val, run.epoch, 0
+    if criterion is not None and criterion < run.best_val:
+        run.best_val, run.best_epoch, run.bad_epochs = criterion, run.epoch, 0
         if settings.early_stopping:
             run.best = {k: v.detach().clone() for k, v in net.state_dict().items()}
     else:
@@ -532,18 +570,23 @@ def _save_checkpoint(folder: Path, net, optimizer, run: _Run, settings, collecti
 
 def checkpoint_settings(out_dir: str | Path) -> tuple[TrainSettings, TextSettings]:
     """The settings a checkpointed run was started with, so a resume can reuse them."""
-    folder = Path(out_dir) / CHECKPOINT_DIR
-    if not (folder / "state.json").exists():
-        raise TrainingError(f"there is no checkpoint to resume from in {out_dir}")
-    _, meta = load_checkpoint(folder)
+    _, _, meta = _latest_checkpoint(Path(out_dir))
     return (TrainSettings.from_dict(meta["settings"]),
             TextSettings.from_dict(meta["text_settings"]))
 
 
-def _restore(folder: Path, net, optimizer, run: _Run, settings, collection) -> None:
-    if not (folder / "state.json").exists():
-        raise TrainingError(f"there is no checkpoint to resume from in {folder.parent}")
-    tensors, meta = load_checkpoint(folder)
+def _latest_checkpoint(out_dir: Path) -> tuple[Path, dict, dict]:
+    found = latest_checkpoint(out_dir)
+    if found is None:
+        raise TrainingError(f"there is no checkpoint to resume from in {out_dir}; train "
+                            "without --resume to start afresh")
+    return found
+
+
+def _restore(out_dir: Path, net, optimizer, run: _Run, settings, collection) -> None:
+    """Continue from the newest complete checkpoint of the model folder (storage.py's
+    `latest_checkpoint`: a save cut short by a crash leaves one in every case)."""
+    folder, tensors, meta = _latest_checkpoint(out_dir)
     saved = TrainSettings.from_dict(meta["settings"])
     exact = ("window", "dim", "batch_size", "l2", "optimizer", "learning_rate", "rho", "eps",
              "overlapping", "validation_fraction", "seed")
@@ -554,17 +597,45 @@ def _restore(folder: Path, net, optimizer, run: _Run, settings, collection) -> N
     if meta["collection_fingerprint"] != collection.fingerprint:
         raise TrainingError(f"the checkpoint in {folder} was made from another collection")
     device = next(net.parameters()).device
-    net.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("param.")})
     state: dict = {}
     for key, value in tensors.items():
         if key.startswith("optim."):
             _, i, name = key.split(".", 2)
+            if not i.isdigit():
+                raise ModelFileError(folder / "state.safetensors", None,
+                                     f"unexpected tensor {key!r}")
             state.setdefault(int(i), {})[name] = value
-    optimizer.load_state_dict({"state": state, "param_groups": meta["param_groups"]})
     best = {k[5:]: v.to(device) for k, v in tensors.items() if k.startswith("best.")}
+    try:
+        net.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("param.")})
+        _check_optimizer_state(state, net)
+        optimizer.load_state_dict({"state": state, "param_groups": meta["param_groups"]})
+        if best:
+            LogLinearNet(*(best[k] for k in ("word_embeddings", "candidate_weights",
+                                              "candidate_bias"))).load_state_dict(best)
+    except (RuntimeError, ValueError, KeyError, TypeError) as exc:
+        raise ModelFileError(folder, None, f"the checkpoint does not fit this model: "
+                                           f"{str(exc).splitlines()[0]}") from exc
     run.best = best or None
     for k, v in meta["run"].items():
         setattr(run, k, v)
+    if run.best_val is None:
+        run.best_val = math.inf
+    if not 0 <= run.batch <= run.steps_per_epoch:
+        raise ModelFileError(folder, None, f"the checkpoint is at batch {run.batch} of an epoch "
+                                           f"of {run.steps_per_epoch}")
+
+
+def _check_optimizer_state(state: dict, net) -> None:
+    """Every optimiser tensor belongs to a parameter and has its shape (or is a scalar)."""
+    params = list(net.parameters())
+    for i, tensors in state.items():
+        if i >= len(params):
+            raise ValueError(f"optimizer state for parameter {i} of {len(params)}")
+        for name, value in tensors.items():
+            if value.dim() and value.shape != params[i].shape:
+                raise ValueError(f"optimizer state {name} of parameter {i} has shape "
+                                 f"{tuple(value.shape)}, not {tuple(params[i].shape)}")
 
 
 def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors,

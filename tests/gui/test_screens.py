@@ -95,9 +95,12 @@ def test_a_file_of_a_collection_folder_opens_the_folder(qtbot, window, monkeypat
     assert window.state.collection.name == "gui_collection"
     assert window.state.collection_path == GUI_COLLECTION
     assert len(window.state.topics) == 6  # the folder's companions came with it
-    # The filters offer what opens: no bare *.tsv (a stray TSV file is not a collection).
-    patterns = " ".join(offered["filters"])
-    assert "*.tsv" not in patterns and "documents.*" in patterns and "*.bib" in patterns
+    # The filters say what opens: a TSV is offered as a table of publications (with text and
+    # authors columns) or as a file of a collection folder, not as any TSV file.
+    assert "A file of a collection folder (documents.* associations.* people.*)" in \
+        offered["filters"]
+    assert "Tables of publications with text and authors columns (*.csv *.tsv *.xlsx)" in \
+        offered["filters"]
 
 
 # -- bars, columns and small windows ------------------------------------------------------------
@@ -122,7 +125,8 @@ def test_probabilities_and_bars_stay_visible_and_proportional_at_any_width(qtbot
     table = panel.results
     header = table.horizontalHeader()
     probs = state.ranking.probabilities[state.ranking.people]
-    for width in (1200, 800, 520):
+    for wanted in (1200, 800, 0):  # down to the narrowest the panel allows
+        width = max(wanted, panel.minimumSizeHint().width())
         panel.resize(width, 500)
         qtbot.waitUntil(lambda w=width: panel.width() == w)
         right = header.sectionViewportPosition(4) + header.sectionSize(4)

@@ -13,10 +13,11 @@ from gui_helpers import (
     set_training,
 )
 
+from expert_gui.core.calibration import train_with_held_out
 from expert_gui.core.loading import load_collection
 from expert_gui.core.model_folders import read_model_folder
 from expert_gui.core.paths import models_dir
-from expert_gui.core.training import TrainSettings, train
+from expert_gui.core.training import TrainSettings
 from expert_gui.gui.panels.training import form_defaults
 
 pytestmark = pytest.mark.gui
@@ -51,7 +52,8 @@ def test_the_form_shows_the_papers_defaults_unless_the_collection_suggests_other
 
 
 def _interrupted_run(folder, at_step: int):
-    """A run killed at `at_step` (checkpoints every 2 steps): only checkpoint/ is left."""
+    """A run of the app's Train (held-out documents set aside) killed at `at_step`
+    (checkpoints every 2 steps): only checkpoint/ is left."""
     class Killed(Exception):
         pass
 
@@ -61,7 +63,8 @@ def _interrupted_run(folder, at_step: int):
 
     settings = TrainSettings(**{**TINY_TRAINING, "checkpoint_every": 2, "epochs": 2})
     with pytest.raises(Killed):
-        train(load_collection(GUI_COLLECTION), settings, out_dir=folder, progress=die)
+        train_with_held_out(load_collection(GUI_COLLECTION), settings, out_dir=folder,
+                            progress=die)
     return settings
 
 

@@ -11,10 +11,11 @@ from pathlib import Path
 from types import ModuleType
 
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.formats import bibtex, folder, gitlog, plaintext, trec
+from expert_gui.core.formats import bibtex, folder, gitlog, plaintext, ris, table, trec
 
 # Detection order: the most specific layouts first; a plain folder of text files is the fallback.
-FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (folder, gitlog, trec, bibtex, plaintext)}
+FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (folder, gitlog, trec, bibtex, ris, table,
+                                                     plaintext)}
 
 
 def detect_format(path: Path) -> str:
@@ -24,8 +25,9 @@ def detect_format(path: Path) -> str:
     for name, module in FORMATS.items():
         if module.looks_like(path):
             return name
-    raise CollectionError(path, None, "cannot tell the collection format: expected a folder "
-                                      "holding documents.tsv, a TREC file, a .bib file or a git "
+    raise CollectionError(path, None, "cannot tell the collection format: expected a folder, a "
+                                      "TREC file, a .bib or .ris file, a table (.csv, .tsv, "
+                                      ".xlsx) with text and authors columns, or a git "
                                       "repository", cli_hint="--format " + "|".join(FORMATS))
 
 

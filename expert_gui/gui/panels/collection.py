@@ -29,10 +29,12 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.evaluation.qrels import read_qrels
 from expert_gui.core.formats.reading import LoadProgress
-from expert_gui.core.loading import load_collection
+from expert_gui.core.formats.table import TableColumns
+from expert_gui.core.loading import collection_path, load_collection
 from expert_gui.core.topics import read_topics
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
+from expert_gui.gui.table_columns import choose_table_columns, needs_columns
 from expert_gui.gui.widgets import (
     ColumnFitter,
     ElidedLabel,
@@ -53,8 +55,10 @@ QREL_FILES = ("qrels.txt", "qrels.dev.txt")
 # What "Open collection file" accepts: single-file collections, and any file of a collection
 # folder (which opens the folder). Detection goes by content, so "All files" stays offered.
 COLLECTION_FILE_FILTERS = (
-    "Collection files (*.bib *.trec *.xml *.txt *.gz documents.* associations.* people.*)",
-    "BibTeX (*.bib)",
+    "Collection files (*.bib *.ris *.csv *.tsv *.xlsx *.trec *.xml *.txt *.gz documents.* "
+    "associations.* people.*)",
+    "BibTeX or RIS (*.bib *.ris)",
+    "Tables of publications with text and authors columns (*.csv *.tsv *.xlsx)",
     "TREC documents (*.trec *.xml *.txt *.gz)",
     "A file of a collection folder (documents.* associations.* people.*)",
     "All files (*)",
@@ -137,6 +141,9 @@ class CollectionPanel(QWidget):
             self.people_view.fontMetrics().height() + 8)
         self.people_view.horizontalHeader().setStretchLastSection(True)
         self.people_view.selectionModel().currentRowChanged.connect(self._show_person)
+        self.people_view.doubleClicked.connect(lambda index: self.state.profile_requested.emit(
+            self.people_proxy.index(index.row(), 0).data()))
+        self.people_view.setToolTip("Double-click a person to see their profile")
 
         self.documents_list = compact(QListWidget())
         self.documents_list.currentItemChanged.connect(self._show_document)
@@ -188,22 +195,30 @@ class CollectionPanel(QWidget):
             self.open_collection(Path(path))
 
     def choose_collection_file(self) -> None:
-        """A single-file collection: TREC documents or a BibTeX file."""
+        """A single-file collection (TREC, BibTeX, RIS, a table), or any file of a collection
+        folder, which opens the folder."""
         path, _ = QFileDialog.getOpenFileName(self, "Open a collection file", "",
                                               ";;".join(COLLECTION_FILE_FILTERS))
         if path:
             self.open_collection(Path(path))
 
-    def open_collection(self, path: Path) -> None:
-        """Load in the background; a load started while another runs replaces it."""
+    def open_collection(self, path: Path, columns: TableColumns | None = None) -> None:
+        """Load in the background; a load started while another runs replaces it. A table of
+        publications first shows its columns, to be confirmed or changed."""
         path = Path(path)
+        if columns is None:
+            path = collection_path(path)  # a file of a collection folder: the folder
+        if columns is None and needs_columns(path):
+            choose_table_columns(self, self.state.runner, path,
+                                 lambda chosen: self.open_collection(path, chosen))
+            return
         self.progress.setVisible(True)
         self.cancel_button.setVisible(True)
         self.progress.setRange(0, 0)
         self.progress.setFormat(f"Loading {path.name}…")
         self.state.message.emit(f"Loading {path}…")
         self.state.runner.start(
-            "load", load_collection, path,
+            "load", load_collection, path, columns=columns,
             on_progress=self._on_progress,
             on_success=lambda collection: self._loaded(collection, path),
             on_failure=lambda exc, tb: self._failed(f"Cannot open {path.name}", exc, tb),

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.calibration import train_with_held_out
 from expert_gui.core.errors import ModelFileError
 from expert_gui.core.model_folders import (
     DAMAGED,
@@ -49,7 +50,7 @@ from expert_gui.core.model_folders import (
 )
 from expert_gui.core.paths import models_dir
 from expert_gui.core.storage import load_model
-from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings, train
+from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import ElidedLabel, compact, placeholder_text, set_placeholder
@@ -80,8 +81,10 @@ TOOLTIPS = {
     "epochs": "Passes over all training instances.",
     "overlapping": "Take every n-gram (sliding window) instead of non-overlapping ones.",
     "validation_fraction": "Share of instances held out to measure the validation loss.",
-    "early_stopping": "Stop when the validation loss has not improved for `patience` epochs.",
-    "patience": "Epochs without validation improvement before early stopping.",
+    "early_stopping": "Stop when the MAP on the held-out documents (2% of the documents, kept "
+                      "out of training as queries) has not improved for `patience` epochs, and "
+                      "keep the best epoch.",
+    "patience": "Epochs without improvement before early stopping.",
     "seed": "Random seed: the same seed and settings give the same model.",
     "device": "Where to train: auto picks a GPU when there is one.",
     "mixed_precision": "Compute in bf16/fp16 on a GPU (faster, slightly less exact).",
@@ -455,6 +458,10 @@ class TrainingPanel(QWidget):
         defaults_row.addWidget(self.reset_button)
         sl.addLayout(defaults_row)
         sl.addWidget(form_scroll, 1)
+        # One line (whole in its tooltip), so a small window keeps its rows for the settings.
+        self.text_label = ElidedLabel("Text: open a collection.")
+        self.text_label.setObjectName("text-settings")
+        sl.addWidget(self.text_label)
         sl.addLayout(buttons)
         ml = QVBoxLayout(self.models_box)
         self.models_note = ElidedLabel()  # one line, whole in its tooltip
@@ -502,6 +509,11 @@ class TrainingPanel(QWidget):
 
     # -- state ------------------------------------------------------------------------------------
     def _on_collection_changed(self, collection) -> None:
+        self.text_label.setText("Text: " + (collection.settings.describe() if collection is not None
+                                            else "open a collection."))
+        self.text_label.setToolTip(self.text_label.text() + "\nHow the open collection's text "
+                                   "became words (section 4.4); a model keeps the rule it was "
+                                   "trained with.")
         if collection is not None and not self.is_training():
             self.apply_collection_defaults(collection)
         self.refresh_models()
@@ -630,7 +642,8 @@ class TrainingPanel(QWidget):
         set_placeholder(self.plot, "Preparing the training instances…")
         try:
             self._task = self.state.runner.start(
-                "training", train, collection, settings, out_dir=folder, resume=resume,
+                "training", train_with_held_out, collection, settings, out_dir=folder,
+                resume=resume,
                 pausable=True, on_progress=self._on_progress, on_success=self._on_trained,
                 on_failure=self._on_failed)
         except TaskBusy:
