@@ -30,7 +30,9 @@ def window(qtbot):
 
     win = MainWindow()
     qtbot.addWidget(win)
+    # pytest-qt closes the window before this fixture's teardown: a test that fails while a
+    # training runs must not leave "Stop training and quit?" waiting for an answer.
+    win.confirm_stop_training = lambda: True
     win.show()
     yield win
-    win.confirm_stop_training = lambda: True
     win.state.runner.stop_all()

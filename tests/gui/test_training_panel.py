@@ -47,6 +47,8 @@ def test_loss_plot_keeps_one_point_per_step_and_one_per_validation(qtbot):
     assert plot.steps == [1, 2, 3] and plot.val_losses == [1.9]
     x, y = plot.raw_curve.getData()
     assert list(x) == [1, 2, 3] and list(y) == [2.0, 1.5, 1.4]
+    _, smoothed = plot.smooth_curve.getData()  # extended point by point, as smooth() computes
+    np.testing.assert_allclose(smoothed, smooth(np.array([2.0, 1.5, 1.4])))
 
 
 def test_format_duration():

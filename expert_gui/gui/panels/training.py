@@ -97,14 +97,26 @@ TOOLTIPS = {
 }
 
 
+class Smoother:
+    """Bias-corrected exponential moving average (as TensorBoard draws a noisy loss), one value
+    at a time: a long run's plot extends it instead of recomputing every point ten times a
+    second."""
+
+    def __init__(self, alpha: float = SMOOTHING):
+        self.alpha = alpha
+        self.avg = 0.0
+        self.n = 0
+
+    def add(self, value: float) -> float:
+        self.n += 1
+        self.avg = self.alpha * self.avg + (1 - self.alpha) * value
+        return self.avg / (1 - self.alpha ** self.n)
+
+
 def smooth(values: np.ndarray, alpha: float = SMOOTHING) -> np.ndarray:
-    """Bias-corrected exponential moving average (as TensorBoard draws a noisy loss)."""
-    out = np.empty(len(values))
-    avg = 0.0
-    for i, v in enumerate(values):
-        avg = alpha * avg + (1 - alpha) * v
-        out[i] = avg / (1 - alpha ** (i + 1))
-    return out
+    """The smoothed curve of `values` (Smoother over all of them)."""
+    smoother = Smoother(alpha)
+    return np.array([smoother.add(v) for v in values], dtype=np.float64)
 
 
 def format_duration(seconds: float | None) -> str:
@@ -139,6 +151,9 @@ class LossPlot(pg.PlotWidget):
         for side in ("bottom", "left"):
             self.getAxis(side).enableAutoSIPrefix(False)
         self.addLegend(offset=(-10, 10))
+        # A long run has tens of thousands of steps: draw about one point per pixel.
+        self.setDownsampling(auto=True, mode="peak")
+        self.setClipToView(True)
         self.raw_curve = self.plot([], [], pen=pg.mkPen("#9dbce8", width=1), name="training")
         self.smooth_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=2),
                                       name="training (smoothed)")
@@ -155,6 +170,8 @@ class LossPlot(pg.PlotWidget):
         self.losses: list[float] = []
         self.val_steps: list[int] = []
         self.val_losses: list[float] = []
+        self.smoothed: list[float] = []
+        self.smoother = Smoother()
         self.dirty = True
         set_placeholder(self, "The loss appears here while a model trains.")
 
@@ -165,6 +182,7 @@ class LossPlot(pg.PlotWidget):
                 not self.steps or self.steps[-1] != step):
             self.steps.append(step)
             self.losses.append(train_loss)
+            self.smoothed.append(self.smoother.add(train_loss))
             self.dirty = True
         if val_loss is not None and math.isfinite(val_loss) and (
                 not self.val_losses or self.val_losses[-1] != val_loss):
@@ -181,7 +199,7 @@ class LossPlot(pg.PlotWidget):
         x = np.asarray(self.steps, dtype=np.float64)
         y = np.asarray(self.losses, dtype=np.float64)
         self.raw_curve.setData(x, y)
-        self.smooth_curve.setData(x, smooth(y) if len(y) else y)
+        self.smooth_curve.setData(x, np.asarray(self.smoothed, dtype=np.float64))
         self.val_curve.setData(np.asarray(self.val_steps, float),
                                np.asarray(self.val_losses, float))
 
