@@ -57,6 +57,8 @@ def register(sub):
                    help="default auto: cuda, else mps, else cpu")
     p.add_argument("--mixed-precision", action="store_true", default=None,
                    help="float16 products (for GPUs)")
+    p.add_argument("--cuda-graphs", action="store_true", default=None,
+                   help="replay each step from one captured CUDA graph (experimental)")
     p.add_argument("--embeddings", metavar="FILE", default=None,
                    help="pretrained word vectors (word2vec binary/text or GloVe) for W_p")
     p.add_argument("--vocab-size", type=int, default=None,
@@ -79,7 +81,7 @@ def _settings(args):
                                                                      TextSettings())
     given = {k: getattr(args, k) for k in (*TRAIN_OPTIONS, "optimizer", "overlapping",
                                            "early_stopping", "device", "mixed_precision",
-                                           "embeddings")}
+                                           "cuda_graphs", "embeddings")}
     try:
         train = replace(train, **{k: v for k, v in given.items() if v is not None})
         text = replace(text, **{k: v for k, v in (("vocab_size", args.vocab_size),

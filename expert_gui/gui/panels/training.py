@@ -71,6 +71,8 @@ TOOLTIPS = {
     "seed": "Random seed: the same seed and settings give the same model.",
     "device": "Where to train: auto picks a GPU when there is one.",
     "mixed_precision": "Compute in bf16/fp16 on a GPU (faster, slightly less exact).",
+    "cuda_graphs": "Replay each training step from one captured CUDA graph (NVIDIA GPUs only; "
+                   "fewer launches, so faster at small batches). Experimental.",
     "checkpoint_every": "Save a checkpoint every this many steps (0: only at the end). "
                         "Stopping always keeps the last one.",
     "candidate_chunk": "Candidates per chunk of the softmax over people (bounds memory).",
@@ -518,7 +520,7 @@ class TrainingPanel(QWidget):
 
     def _on_progress(self, events: list) -> None:
         for e in events:
-            self.plot.add(e.step, e.train_loss, e.val_loss)
+            self.plot.add(e.step, e.train_loss if e.loss_is_new else None, e.val_loss)
         e = events[-1]
         self.step_label.setText(f"{e.step:,} / {e.total_steps:,} (epoch {e.epoch})")
         val = "–" if e.val_loss is None else f"{e.val_loss:.3f}"
