@@ -122,7 +122,8 @@ def test_steps_do_not_read_the_device_and_the_read_loss_is_every_steps(collectio
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 
-def test_progress_losses_are_means_since_the_last_read(collection):
+def test_progress_losses_are_means_since_the_last_read(collection, monkeypatch):
+    monkeypatch.setitem(training.READ_EVERY_S, "cpu", 1e9)  # as on a GPU, but rarely
     events = []
     model = train(collection, SETTINGS, progress=events.append)
     n_train = len(make_instances(collection, 8)) - round(0.1 * len(make_instances(collection, 8)))
@@ -135,6 +136,7 @@ def test_progress_losses_are_means_since_the_last_read(collection):
             if e.loss_is_new:
                 total, since = total + e.train_loss * since, 0
         assert since == 0  # the epoch's last step was read
+        assert sum(e.loss_is_new for e in steps) == (2 if epoch == 1 else 1)
         assert total / n_train == pytest.approx(history["train_loss"], rel=1e-9)
 
 
@@ -150,7 +152,8 @@ def test_cuda_graphs_fall_back_to_the_eager_step_off_cuda(collection, caplog):
 
 def test_a_non_finite_loss_seen_late_names_its_steps_and_keeps_the_checkpoint_before(
         collection, tmp_path, monkeypatch):
-    monkeypatch.setattr(training, "READ_EVERY_S", 1e9)  # read at checkpoints and epoch ends
+    # Read as on a GPU, but rarely: after the first step, at checkpoints and epoch ends.
+    monkeypatch.setitem(training.READ_EVERY_S, "cpu", 1e9)
     calls = {"n": 0}
     forward_backward = Stepper.forward_backward
 

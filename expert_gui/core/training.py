@@ -37,8 +37,11 @@ from expert_gui.core.training_step import DeviceInstances, make_stepper
 
 OPTIMIZERS = ("adadelta", "adam")
 DEVICES = ("auto", "cpu", "cuda", "mps")
-# How often the loop reads the loss from the device (each read waits for the queued steps).
-READ_EVERY_S = 0.1
+# Seconds between two reads of the loss, by device type: a read waits for every queued step,
+# so an accelerator is read about ten times a second; on the CPU a read costs nothing, so it
+# happens after every step (and a CPU run reports every step's loss, as it always did).
+READ_EVERY_S = {"cpu": 0.0, "cuda": 0.1, "mps": 0.1}
+# Under torchrun every process must read at the same steps: every this many, off the CPU.
 READ_EVERY_STEPS = 50
 
 
@@ -109,8 +112,8 @@ class TrainProgress:
     """One training step, as plain numbers (val_loss is None until the first validation).
 
     `train_loss` is the mean loss of the steps since the loss was last read from the device
-    (about every READ_EVERY_S; `loss_is_new` when that read was at this step), so that the
-    device never waits for the host between two reads."""
+    (every step on the CPU, about every 100 ms on a GPU: READ_EVERY_S; `loss_is_new` when that
+    read was at this step), so that a GPU never waits for the host between two reads."""
 
     step: int
     total_steps: int
@@ -354,7 +357,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     data = DeviceInstances(instances, device)
     stepper = make_stepper(distributed.wrap(net, dist, device), net, optimizer, data, settings,
                            dist)
-    losses = _LossReads(stepper, checkpoint, dist, run)
+    losses = _LossReads(stepper, checkpoint, dist, run, READ_EVERY_S.get(device.type, 0.1))
     total_steps = run.steps_per_epoch * settings.epochs
     meter = _Meter(run.step)
 
@@ -425,14 +428,15 @@ class _Run:
 
 
 class _LossReads:
-    """Reads the loss that the steps sum on the device: after the first step, then at most
-    every READ_EVERY_S (every READ_EVERY_STEPS under torchrun, where every process must read
-    at the same steps), and before every checkpoint and epoch end. A non-finite loss is caught
-    at the read after it, which names the steps since the last good read; the checkpoint on
-    disk is then still the one before them."""
+    """Reads the loss that the steps sum on the device: after the first step, then every
+    `every_s` seconds (every step when 0; every READ_EVERY_STEPS steps under torchrun), and
+    before every checkpoint and epoch end. A non-finite loss is caught at the read after it,
+    which names the steps since the last good read; the checkpoint on disk is then still the
+    one before them."""
 
-    def __init__(self, stepper, checkpoint: Path | None, dist, run: _Run):
+    def __init__(self, stepper, checkpoint: Path | None, dist, run: _Run, every_s: float):
         self.stepper, self.checkpoint, self.dist = stepper, checkpoint, dist
+        self.every_s = every_s
         self.last = math.nan  # mean loss of the steps between the last two reads
         self.step = run.step  # the step of the last read (or of the checkpoint resumed)
         self.instances = run.epoch_instances  # the epoch's instances at the last read
@@ -443,11 +447,11 @@ class _LossReads:
         self.instances = run.epoch_instances
 
     def due(self, run: _Run) -> bool:
-        if self.time is None:
+        if self.time is None or self.every_s == 0:
             return True
         if self.dist.active:
             return run.step % READ_EVERY_STEPS == 0
-        return time.perf_counter() - self.time >= READ_EVERY_S
+        return time.perf_counter() - self.time >= self.every_s
 
     def read(self, run: _Run) -> None:
         if self.step == run.step:
