@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
+from expert_gui.cli import COMMANDS
 from expert_gui.core.formats import FORMATS
-from expert_gui.core.loading import load_collection
 
 # Table 1's rows: (field of CollectionStats, label, format).
 TABLE1 = (
@@ -44,6 +44,8 @@ def open_collection(args):
     """Load COLLECTION as the options say, with a progress bar on a terminal's stderr."""
     from tqdm import tqdm
 
+    from expert_gui.core.loading import load_collection
+
     bar = tqdm(total=0, unit_scale=True, leave=False, disable=not sys.stderr.isatty(),
                bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed}")
 
@@ -61,7 +63,7 @@ def open_collection(args):
 
 
 def register(sub):
-    p = sub.add_parser("stats", help="the paper's Table 1 for a collection, and its load report",
+    p = sub.add_parser("stats", help=COMMANDS["stats"],
                        description="Load a collection (cached for next time) and print the "
                                    "paper's Table 1 and every problem found while loading.")
     add_collection_arguments(p)

@@ -10,6 +10,7 @@ import signal
 import sys
 from dataclasses import replace
 
+from expert_gui.cli import COMMANDS
 from expert_gui.cli.stats import add_collection_arguments
 from expert_gui.core.text import NUMBER_RULES, TextSettings
 
@@ -22,10 +23,10 @@ TRAIN_OPTIONS = {
 
 
 def register(sub):
-    from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings
+    from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
 
     d = TrainSettings()
-    p = sub.add_parser("train", help="train the log-linear model on a collection",
+    p = sub.add_parser("train", help=COMMANDS["train"],
                        description="Train the log-linear expertise model (Van Gysel et al., "
                                    "WWW 2016) and write it to a model folder.")
     add_collection_arguments(p)

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.paths import models_dir
 from expert_gui.core.storage import MANIFEST_FILE, load_model
-from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings, train
+from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.workers import TaskBusy
@@ -495,7 +495,8 @@ class TrainingPanel(QWidget):
         self.plot.clear_data()
         try:
             self._task = self.state.runner.start(
-                "training", train, collection, settings, out_dir=folder, resume=resume,
+                "training", "expert_gui.core.training:train", collection, settings,
+                out_dir=folder, resume=resume,
                 pausable=True, on_progress=self._on_progress, on_success=self._on_trained,
                 on_failure=self._on_failed)
         except TaskBusy:
