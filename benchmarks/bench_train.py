@@ -28,6 +28,7 @@ import argparse
 import csv
 import importlib.util
 import json
+import math
 import os
 import resource
 import subprocess
@@ -294,8 +295,11 @@ def compare(collection: Collection, settings: TrainSettings, args, label: str,
     instances = make_instances(collection, settings.window, settings.overlapping)
     m = settings.batch_size
     extra = 2 * args.profile_steps  # steps for the profile and the split, after the timed ones
-    steps = min(args.steps, len(instances) // m - extra)
-    order = np.random.default_rng(0).permutation(len(instances))[:(steps + extra) * m]
+    steps = args.steps
+    rng = np.random.default_rng(0)  # as many shuffled epochs as the steps need
+    order = np.concatenate([rng.permutation(len(instances))
+                            for _ in range(math.ceil((steps + extra) * m / len(instances)))])
+    order = order[:(steps + extra) * m]
     args_ = (instances, len(collection.vocab), collection.n_people, settings, order, device)
     trainers = {"ours": Ours(*args_)}
     if device.type == "cuda":
@@ -335,8 +339,8 @@ def compare(collection: Collection, settings: TrainSettings, args, label: str,
             losses[name])
     first = steps
     for name, trainer in trainers.items():
-        if name == "ours-graph" and trainer.stepper.graph is None:
-            out["ours-graph_captured"] = False
+        if name == "ours-graph":
+            out["ours-graph_captured"] = trainer.stepper.graph is not None
         for k, v in profile_steps(trainer, first, args.profile_steps, device).items():
             out[f"{name}_{k}"] = v
     # `train` reads the loss every READ_EVERY_S seconds (every step on the CPU, where it is free).
@@ -432,7 +436,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("data", nargs="?", default="../shared/data/dpdk-maintainers")
     p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
-    p.add_argument("--steps", type=int, default=200, help="timed steps of each DPDK trainer")
+    p.add_argument("--steps", type=int, default=None,
+                   help="timed steps of each DPDK trainer (default 180 on a CPU, 1000 on CUDA)")
     p.add_argument("--block", type=int, default=None,
                    help="steps per block (default 10 on a CPU, 50 on CUDA)")
     p.add_argument("--profile-steps", type=int, default=5,
@@ -448,8 +453,11 @@ def main() -> None:
                    help=f"comma-separated, of {sorted(PARTS)} (default dpdk,synthetic)")
     p.add_argument("--part", choices=sorted(PARTS), help="run one part in this process")
     args = p.parse_args()
+    cuda = args.device.startswith("cuda")
     if args.block is None:
-        args.block = 50 if args.device.startswith("cuda") else 10
+        args.block = 50 if cuda else 10
+    if args.steps is None:
+        args.steps = 1000 if cuda else 180
     select_device(args.device)  # refuses a device that is not there
     if args.part:
         print(json.dumps(PARTS[args.part](args)))
