@@ -1,6 +1,7 @@
 """`expert-gui query`, `neighbours` and `rank` end to end on the tiny fixture."""
 
 import json
+import os
 
 import pytest
 from rankers_helpers import TINY, random_model, tiny_collection
@@ -104,3 +105,26 @@ def test_rank_ensemble_with_reciprocal_rank_fusion(model, collection, model_dir,
     ranker = make_ranker("ensemble", model=model, collection=collection, fusion="rrf")
     assert list(read_run(out)["T1"]) == [p for p, _ in ranker.rank("ring buffer").top()]
     assert out.read_text(encoding="utf-8").split()[5] == ranker.name
+
+
+def test_ids_that_a_strict_terminal_cannot_encode_are_printed_escaped(model, tmp_path):
+    # issue 11: a surrogate in an id crashed `query` when stdout was strict UTF-8
+    import dataclasses
+    import os
+    import subprocess
+    import sys
+
+    odd = dataclasses.replace(model, person_names=["\udcff odd"] + model.person_names[1:])
+    save_model(odd, tmp_path / "odd")
+    env = dict(os.environ, PYTHONIOENCODING="utf-8:strict")
+    done = subprocess.run([sys.executable, "-m", "expert_gui", "query", str(tmp_path / "odd"),
+                           "ring buffer", "-k", "50"], capture_output=True, env=env)
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"\\udcff odd" in done.stdout
+
+
+def test_a_fifo_topics_file_is_refused(model_dir, tmp_path, capsys):
+    os.mkfifo(tmp_path / "topics.tsv")
+    code = main(["rank", str(model_dir), "--topics", str(tmp_path / "topics.tsv"),
+                 "--run", str(tmp_path / "run")])
+    assert code == 2 and "FIFO" in capsys.readouterr().err

@@ -49,6 +49,20 @@ def test_run_round_trip_keeps_order_of_ties(tmp_path):
     assert run_from_rankings(rankings)["T2"] == {}
 
 
+def test_ids_cannot_add_fields_or_lines_to_a_run(tmp_path):
+    # issue 11: a person id holding a newline injected a fake run line
+    people = ["alice smith", "x\nT9 Q0 mallory 1 99 fake", "50%", "m\u00fcller", "\udcff"]
+    ranking = Ranking("q", "test", people, np.arange(5), np.linspace(1, 0, 5), known_words=("w",))
+    path = tmp_path / "run.txt"
+    write_run(path, {"topic one": ranking}, tag="my tag")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 5 and all(len(line.split()) == 6 for line in lines)
+    assert lines[0].startswith("topic%20one Q0 alice%20smith 1 ")
+    assert lines[0].endswith(" my%20tag") and lines[3].split()[2] == "m\u00fcller"
+    run = read_run(path)
+    assert list(run) == ["topic one"] and sorted(run["topic one"]) == sorted(people)
+
+
 def test_bad_run_names_the_line(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("T1 Q0 a 1 0.5 x\nT1 Q0 b 2 nan x\n")

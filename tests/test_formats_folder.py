@@ -30,6 +30,7 @@ def test_tsv_header_quoting_and_embedded_newlines(fixtures):
 def test_tsv_reports_every_problem_with_file_and_line(fixtures):
     c = load_collection(fixtures / "collections/folder_tsv", use_cache=False)
     assert problems(c) == {
+        ("multi-line-record", "documents.tsv", 3),
         ("duplicate-id", "documents.tsv", 6),
         ("empty-document", "documents.tsv", 5),
         ("no-people", "documents.tsv", 7),
@@ -48,7 +49,7 @@ def test_csv_joins_text_columns_and_reads_headerless_associations(fixtures):
     assert words(c, "p2") == ["ring", "buffers", "lockless", "fast", "rings"]
     assert c.person_ids == ["christophe", "maarten"]
     assert c.documents_of(c.person_index["maarten"]).tolist() == [0, 1]
-    assert c.report.problems == []
+    assert problems(c) == {("multi-line-record", "documents.csv", 2)}
 
 
 def test_jsonl_people_inline(fixtures):
@@ -80,7 +81,8 @@ def test_headerless_documents_and_short_rows(tmp_path):
     (tmp_path / "associations.tsv").write_text("d1\ta\nd3\tb\n", encoding="utf-8")
     c = load_collection(tmp_path, use_cache=False)
     assert c.doc_ids == ["d1", "d3"] and c.text(1) == "third text"
-    assert problems(c) == {("malformed-record", "documents.tsv", 2)}
+    assert problems(c) == {("malformed-record", "documents.tsv", 2),
+                           ("field-count", "documents.tsv", 3)}
 
 
 def test_broken_gzip_names_the_file(tmp_path):
@@ -89,3 +91,69 @@ def test_broken_gzip_names_the_file(tmp_path):
     with pytest.raises(CollectionError, match="readable") as err:
         load_collection(tmp_path, use_cache=False)
     assert err.value.path.endswith("documents.tsv.gz") and err.value.line == 1
+
+
+def _folder(tmp_path, documents: str, name: str = "documents.tsv"):
+    """Load documents whose ids are d1..d4, each linked to one person."""
+    (tmp_path / name).write_bytes(documents.encode())
+    (tmp_path / "associations.tsv").write_text("d1\ta\nd2\ta\nd3\ta\n", encoding="utf-8")
+    return load_collection(tmp_path, use_cache=False)
+
+
+def test_a_field_opening_with_a_quote_swallows_no_document(tmp_path):
+    # issue 11's reproducer: the csv module read d2 and d3 into d1's text, and said nothing
+    c = _folder(tmp_path, 'doc_id\ttext\nd1\t"Fix the driver\nd2\tsecond doc\nd3\tthird doc\n')
+    assert c.doc_ids == ["d1", "d2", "d3"]
+    assert [c.text(i) for i in range(3)] == ['"Fix the driver', "second doc", "third doc"]
+    assert problems(c) == {("quotes-as-text", "documents.tsv", 2)}
+
+
+def test_quotes_that_are_not_csv_quoting_stay_text(tmp_path):
+    c = _folder(tmp_path, 'doc_id\ttext\nd1\t"Fix" the driver\nd2\tsay "hi"\nd3\t"ok"\n')
+    assert [c.text(i) for i in range(3)] == ['"Fix" the driver', 'say "hi"', "ok"]
+    assert problems(c) == {("quotes-as-text", "documents.tsv", 2)}
+
+
+def test_a_quoted_field_over_several_lines_is_one_record_and_reported(tmp_path):
+    # valid quoting that closes three lines later: one record, but the user is told where
+    c = _folder(tmp_path, 'doc_id\ttext\nd1\t"Fix the driver\nd2\tsecond doc\nthird"\nd4\tx\n')
+    assert c.doc_ids == ["d1", "d4"]
+    assert c.text(0) == "Fix the driver\nd2\tsecond doc\nthird"
+    assert problems(c) == {("multi-line-record", "documents.tsv", 2),
+                           ("no-people", "documents.tsv", 5),
+                           ("unknown-document", "associations.tsv", 2),
+                           ("unknown-document", "associations.tsv", 3)}
+
+
+def test_a_quoted_field_that_would_add_fields_is_not_spanned(tmp_path):
+    # the closing quote four lines on is followed by a tab: that record would have 3 fields
+    c = _folder(tmp_path, 'doc_id\ttext\nd1\t"Fix\nd2\tsecond\nd3\tzebra"\tx\n')
+    assert c.doc_ids == ["d1", "d2", "d3"]
+    assert c.text(2) == 'zebra"'
+    assert problems(c) == {("quotes-as-text", "documents.tsv", 2),
+                           ("field-count", "documents.tsv", 4)}
+
+
+def test_csv_quoting_rules(tmp_path):
+    c = _folder(tmp_path, 'id,title\nd1,"a, b ""c"""\nd2,"unclosed, text\nd3,plain\n',
+                name="documents.csv")
+    assert c.doc_ids == ["d1", "d2", "d3"]
+    assert c.text(0) == 'a, b "c"' and c.text(1) == '"unclosed' and c.text(2) == "plain"
+    assert problems(c) == {("quotes-as-text", "documents.csv", 3),
+                           ("field-count", "documents.csv", 3)}
+
+
+def test_crlf_and_cr_line_endings(tmp_path):
+    c = _folder(tmp_path, 'doc_id\ttext\r\nd1\t"two\r\nlines"\r\nd2\tplain\rd3\tlast\r\n')
+    assert c.doc_ids == ["d1", "d2", "d3"]
+    assert c.text(0) == "two\r\nlines" and c.text(1) == "plain" and c.text(2) == "last"
+
+
+def test_jsonl_lone_surrogates_become_replacement_characters(tmp_path):
+    (tmp_path / "documents.jsonl").write_text(
+        '{"id": "d\\udcff", "text": "ring buffers", "people": ["p\\ud800"]}\n'
+        '{"id": "d2", "text": "smile \\ud83d\\ude00", "people": ["q"]}\n', encoding="utf-8")
+    c = load_collection(tmp_path, use_cache=False)
+    assert c.doc_ids == ["d\ufffd", "d2"] and c.person_ids == ["p\ufffd", "q"]
+    assert c.text(1) == "smile \U0001f600"  # a valid pair is one character, kept
+    assert problems(c) == {("invalid-utf8", "documents.jsonl", 1)}

@@ -1,5 +1,10 @@
 """A folder of plain-text files: one document per file, id = relative path."""
 
+import os
+
+import pytest
+
+from expert_gui.core.errors import CollectionError
 from expert_gui.core.loading import load_collection
 
 
@@ -10,8 +15,34 @@ def test_one_document_per_file(fixtures):
     assert c.doc_ids == ["crypto.txt", "notes/ring.txt"]
     assert c.text(1) == "Ring buffer internals\nand lockless queues\n"
     assert c.person_ids == ["alice", "bob"] and c.people_of(1).tolist() == [0]
-    [skipped] = c.report.problems
-    assert skipped.kind == "malformed-record" and skipped.file.endswith("image.bin")
+    # issue 11: the hidden file is skipped, but not without a word
+    hidden, binary = sorted(c.report.problems, key=lambda p: p.file)
+    assert hidden.kind == "skipped-file" and hidden.file.endswith(".hidden.txt")
+    assert "hidden" in hidden.message
+    assert binary.kind == "malformed-record" and binary.file.endswith("image.bin")
+
+
+def test_hidden_folders_and_fifos_are_reported_not_read(tmp_path):
+    (tmp_path / "a.txt").write_text("ring buffers", encoding="utf-8")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "b.txt").write_text("not a document", encoding="utf-8")
+    os.mkfifo(tmp_path / "pipe.txt")
+    (tmp_path / "associations.tsv").write_text("a.txt\tp\n", encoding="utf-8")
+    c = load_collection(tmp_path, format="text", use_cache=False)
+    assert c.doc_ids == ["a.txt"]
+    reported = {(p.kind, os.path.basename(p.file), p.message) for p in c.report.problems}
+    assert reported == {("skipped-file", ".git", "hidden folder; not read"),
+                        ("skipped-file", "pipe.txt", "a FIFO (named pipe); not read")}
+
+
+def test_a_fifo_people_file_is_refused(tmp_path):
+    # issue 11: people.txt as a FIFO was passed over without a word
+    (tmp_path / "a.txt").write_text("ring buffers", encoding="utf-8")
+    (tmp_path / "associations.tsv").write_text("a.txt\tp\n", encoding="utf-8")
+    os.mkfifo(tmp_path / "people.txt")
+    with pytest.raises(CollectionError, match="FIFO") as err:
+        load_collection(tmp_path, format="text", use_cache=False)
+    assert err.value.path.endswith("people.txt")
 
 
 def test_invalid_utf8_is_reported_per_line(tmp_path):

@@ -48,8 +48,14 @@ def test_changed_file_or_settings_load_afresh(folder):
     assoc = folder / "associations.tsv"
     st = assoc.stat()
     os.utime(assoc, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert load_collection(folder).fingerprint == first.fingerprint  # same content: cached
+    # issue 11: same size, same modification time, other content
+    assoc.write_bytes(assoc.read_bytes().replace(b"d2\tbob", b"d2\tcat"))
+    os.utime(assoc, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert assoc.stat().st_size == st.st_size
     touched = load_collection(folder)
     assert touched.fingerprint != first.fingerprint
+    assert "cat" in touched.person_ids
     no_stop = load_collection(folder, settings=TextSettings(stopwords="none"))
     assert no_stop.fingerprint not in (first.fingerprint, touched.fingerprint)
     assert "the" in no_stop.vocab.index and "the" not in first.vocab.index
@@ -128,3 +134,44 @@ def test_unwritable_cache_still_loads(folder, monkeypatch):
     c = load_collection(folder)
     assert c.n_documents == 5 and c.text(0).startswith("Ring buffer")
     assert cached_folders() == []
+
+
+def _rehashed(folder, name, values):
+    """Write a cache array and hash the cache again, as a crafted cache would be."""
+    from expert_gui.core.collection import _cache_digest
+
+    np.save(folder / f"{name}.npy", values, allow_pickle=False)
+    (folder / "xxh3").write_text(_cache_digest(folder))
+
+
+@pytest.mark.parametrize("name, change, message", [
+    ("assoc_people", lambda a: np.where(a == 0, 99, a).astype(a.dtype), "indices below 2"),
+    ("doc_offsets", lambda a: np.concatenate([a[:-1], [10**9]]), "offsets from 0 to"),
+    ("tokens", lambda a: a.astype(np.float32), "1-D array of kind 'u'"),
+    ("text_offsets", lambda a: a[::-1].copy(), "non-decreasing"),
+])
+def test_a_cache_is_checked_as_strictly_as_a_model(folder, name, change, message):
+    # issue 11: an out-of-range person index raised an IndexError in `train`; an offset of 1e9
+    # was killed at 24 GB
+    from expert_gui.core.collection import Collection
+
+    first = load_collection(folder)
+    tokens = np.array(first.tokens)
+    cache = collection_cache(first.fingerprint)
+    _rehashed(cache, name, change(np.load(cache / f"{name}.npy")))
+    with pytest.raises(CollectionError, match=message):
+        Collection.load(cache)
+    again = load_collection(folder)  # rebuilt from the files
+    assert again.doc_ids == first.doc_ids and np.array_equal(again.tokens, tokens)
+
+
+def test_a_damaged_cache_fails_its_hash(folder):
+    from expert_gui.core.collection import Collection
+
+    first = load_collection(folder)
+    cache = collection_cache(first.fingerprint)
+    data = bytearray((cache / "tokens.npy").read_bytes())
+    data[-1] ^= 1  # a token id changed, still in range
+    (cache / "tokens.npy").write_bytes(bytes(data))
+    with pytest.raises(CollectionError, match="does not match its hash"):
+        Collection.load(cache)

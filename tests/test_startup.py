@@ -4,6 +4,7 @@ no torch, the desktop entry installs, and a wheel carries the app's files."""
 
 import configparser
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -67,12 +68,17 @@ def test_desktop_entry_installs_entry_and_icons(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_wheel_carries_the_demo_and_the_icons(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path),
-                    str(ROOT)], check=True, capture_output=True)
+def test_a_wheel_carries_the_demo_the_icons_and_the_formats_guide(tmp_path):
+    source = tmp_path / "source"  # a copy, so the build leaves nothing in the checkout
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".*", "build", "*.egg-info", "__pycache__", "tests", "benchmarks", "results",
+        "screenshots"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                    str(tmp_path), str(source)], check=True, capture_output=True)
     (wheel,) = tmp_path.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "expert_gui/resources/demo/documents.tsv" in names
     assert "expert_gui/resources/icons/expert-gui.svg" in names
     assert "expert_gui/resources/icons/expert-gui-256.png" in names
+    assert "expert_gui/docs/collection-formats.md" in names
     assert "expert_gui/gui/about.py" in names

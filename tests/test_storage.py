@@ -1,20 +1,28 @@
-"""Model files: round trip, and a clear ModelFileError for every kind of bad folder."""
+"""Model files: round trip, the manifest's schema, and a clear ModelFileError for every kind of bad
+folder (issue 11: model files were trusted too much)."""
 
+import hashlib
 import json
+import os
 
 import numpy as np
 import pytest
 import torch
+from safetensors.numpy import load as load_tensors
+from safetensors.numpy import save as save_tensors
 from test_model import tiny_model
 
-from expert_gui.core.errors import ModelFileError
+from expert_gui.core import manifest as schema
+from expert_gui.core.errors import ModelFileError, OutputFolderError
 from expert_gui.core.storage import (
     FORMAT_VERSION,
+    latest_checkpoint,
     load_checkpoint,
     load_model,
     save_checkpoint,
     save_model,
 )
+from expert_gui.core.text import TextSettings
 
 
 @pytest.fixture
@@ -25,6 +33,25 @@ def saved(tmp_path):
     model.collection_fingerprint = "abc123"
     save_model(model, tmp_path / "m")
     return model, tmp_path / "m"
+
+
+def manifest_of(folder):
+    return json.loads((folder / "manifest.json").read_text())
+
+
+def rewrite(folder, manifest=None, tensors=None, rehash=True):
+    """Change a saved model's manifest or tensors, and (by default) hash it again, as a crafted
+    file would: the schema must then catch what the hash does not."""
+    manifest = manifest or manifest_of(folder)
+    if tensors is not None:
+        (folder / "model.safetensors").write_bytes(save_tensors(tensors))
+    if rehash:
+        manifest["sha256"] = schema.digest((folder / "model.safetensors").read_bytes(), manifest)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def tensors_of(folder):
+    return dict(load_tensors((folder / "model.safetensors").read_bytes()))
 
 
 def test_round_trip_keeps_everything(saved):
@@ -40,7 +67,9 @@ def test_round_trip_keeps_everything(saved):
     assert back.collection_fingerprint == "abc123"
     ids, _, _ = back.encode("wordab wordac")
     np.testing.assert_allclose(back.query_log_probs(ids), model.query_log_probs(ids))
-    assert sorted(p.name for p in folder.iterdir()) == ["manifest.json", "model.safetensors"]
+    assert sorted(p.name for p in folder.iterdir()) == [".expert-gui", "manifest.json",
+                                                        "model.safetensors"]
+    assert manifest_of(folder)["format_version"] == FORMAT_VERSION == 2
 
 
 def test_truncated_tensor_file_is_refused(saved):
@@ -56,7 +85,27 @@ def test_tampered_tensor_file_is_refused(saved):
     blob = bytearray((folder / "model.safetensors").read_bytes())
     blob[-3] ^= 0xFF
     (folder / "model.safetensors").write_bytes(bytes(blob))
-    with pytest.raises(ModelFileError, match="does not match"):
+    with pytest.raises(ModelFileError, match="do not match"):
+        load_model(folder)
+
+
+@pytest.mark.parametrize("change", ["swap people", "swap words", "rename", "settings"])
+def test_the_manifest_is_hashed_with_the_tensors(saved, change):
+    # issue 11: two people ids or two words swapped gave wrong answers with exit 0
+    _, folder = saved
+    m = manifest_of(folder)
+    if change == "swap people":
+        ids = m["people"]["ids"]
+        ids[0], ids[1] = ids[1], ids[0]
+    elif change == "swap words":
+        words = m["vocabulary"]["words"]
+        words[1], words[2] = words[2], words[1]
+    elif change == "rename":
+        m["people"]["names"][0] = "Someone Else"
+    else:
+        m["settings"]["dim"] = 4
+    rewrite(folder, m, rehash=False)
+    with pytest.raises(ModelFileError, match="do not match"):
         load_model(folder)
 
 
@@ -70,7 +119,7 @@ def test_truncated_manifest_is_refused_with_its_line(saved):
 
 def test_newer_format_is_refused(saved):
     _, folder = saved
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = manifest_of(folder)
     manifest["format_version"] = FORMAT_VERSION + 1
     (folder / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ModelFileError, match="newer"):
@@ -79,20 +128,132 @@ def test_newer_format_is_refused(saved):
 
 def test_inconsistent_manifest_is_refused(saved):
     _, folder = saved
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = manifest_of(folder)
     manifest["people"]["ids"].append("ghost")
     manifest["people"]["names"].append("Ghost")
-    (folder / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(ModelFileError, match="inconsistent"):
+    rewrite(folder, manifest)
+    with pytest.raises(ModelFileError, match=r"candidate_weights: expected shape \(5, 3\)"):
+        load_model(folder)
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("candidate_bias", [np.inf, 0, 0, 0], "not finite"),
+    ("word_embeddings", "nan", "not finite"),
+    ("candidate_weights", "1e38", "above"),
+    ("word_embeddings", "int8", "expected float32"),
+    ("candidate_bias", "1-D as 2-D", "expected shape"),
+    ("candidate_weights", "3-D", "expected shape"),
+])
+def test_bad_tensors_are_refused(saved, name, value, message):
+    # issue 11: inf, NaN, 1e38 and int8 were accepted; 1-D or 3-D tensors raised a ValueError
+    _, folder = saved
+    tensors = tensors_of(folder)
+    t = tensors[name]
+    if value == "nan":
+        t = t.copy()
+        t[1, 0] = np.nan
+    elif value == "1e38":
+        t = t * np.float32(1e38)
+    elif value == "int8":
+        t = t.astype(np.int8)
+    elif value == "1-D as 2-D":
+        t = t[:, None]
+    elif value == "3-D":
+        t = t[:, :, None]
+    else:
+        t = np.asarray(value, dtype=np.float32)
+    tensors[name] = t
+    rewrite(folder, tensors=tensors)
+    with pytest.raises(ModelFileError, match=message):
+        load_model(folder)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m: m["people"]["names"].__setitem__(0, 7), r"people.names\[0\]: expected a string"),
+    (lambda m: m["people"]["names"].__setitem__(0, None), r"people.names\[0\]: expected a strin"),
+    (lambda m: m["people"]["ids"].__setitem__(1, "p0"), r"people.ids\[1\]: 'p0' already at"),
+    (lambda m: m["vocabulary"]["words"].__setitem__(2, "wordab"), r"words\[2\]: 'wordab' alre"),
+    (lambda m: m["vocabulary"]["words"].__setitem__(0, "x"), "padding token"),
+    (lambda m: m["vocabulary"]["counts"].pop(), "5 counts for 6 words"),
+    (lambda m: m["vocabulary"]["counts"].__setitem__(1, -1), "at least 0"),
+    (lambda m: m.__setitem__("collection_source", None), "collection_source: expected a str"),
+    (lambda m: m.__setitem__("unexpected", 1), "unknown key 'unexpected'"),
+    (lambda m: m.pop("history"), "missing the key 'history'"),
+    (lambda m: m["text_settings"].__setitem__("vocab_size", "big"), "expected an integer"),
+    (lambda m: m["text_settings"].__setitem__("numbers", "all"), "expected one of"),
+    (lambda m: m["text_settings"].__setitem__("stopwords", "/tmp/fifo"), "never reads a path"),
+    (lambda m: m["history"].append({"epoch": 0}), "at least 1"),
+])
+def test_the_manifest_schema(saved, edit, message):
+    # issue 11: a person name that is a number or null raised a TypeError in `query`
+    _, folder = saved
+    m = manifest_of(folder)
+    edit(m)
+    rewrite(folder, m)
+    with pytest.raises(ModelFileError, match=message):
+        load_model(folder)
+
+
+def test_json_that_is_not_plain_json_is_refused(saved):
+    _, folder = saved
+    text = (folder / "manifest.json").read_text()
+    (folder / "manifest.json").write_text("[" * 200_000)  # issue 11: was a RecursionError
+    with pytest.raises(ModelFileError, match="nested too deeply"):
+        load_model(folder)
+    (folder / "manifest.json").write_text(text.replace('"dim": 3', '"dim": NaN'))
+    with pytest.raises(ModelFileError, match="NaN is not a number JSON allows"):
+        load_model(folder)
+    (folder / "manifest.json").write_text(text.replace('"dim": 3', '"dim": 3, "dim": 4'))
+    with pytest.raises(ModelFileError, match="'dim' is given twice"):
+        load_model(folder)
+
+
+def test_stop_words_are_stored_in_the_model_never_a_path(tmp_path):
+    words = tmp_path / "stop.txt"
+    words.write_text("wordab\n# a comment\nWORDAC\n", encoding="utf-8")
+    model = tiny_model()
+    model.text_settings = TextSettings(stopwords=str(words))
+    save_model(model, tmp_path / "m")
+    words.unlink()
+    os.mkfifo(words)  # issue 11: a stop-word path that is a FIFO hung `query`
+    back = load_model(tmp_path / "m")
+    assert back.text_settings.stopwords == "none"
+    assert back.text_settings.extra_stopwords == ("wordab", "wordac")
+    assert back.encode("wordab wordac wordad")[1] == ["wordad"]
+
+
+def test_version_1_files_are_read_with_every_check(saved):
+    _, folder = saved
+    m = manifest_of(folder)
+    m["format_version"] = 1
+    m["sha256"] = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(m))
+    assert load_model(folder).person_ids == ["p0", "p1", "p2", "p3"]
+    m["people"]["names"][0] = None
+    (folder / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(ModelFileError, match=r"names\[0\]"):
         load_model(folder)
 
 
 def test_missing_folder_and_other_files_are_refused(tmp_path):
-    with pytest.raises(ModelFileError, match="cannot read"):
+    with pytest.raises(ModelFileError, match="no such file"):
         load_model(tmp_path / "nothing")
     (tmp_path / "manifest.json").write_text('{"format": "something-else"}')
     with pytest.raises(ModelFileError, match="not an expert-gui-model"):
         load_model(tmp_path)
+
+
+@pytest.mark.parametrize("which", ["manifest.json", "model.safetensors"])
+def test_a_fifo_or_device_in_a_model_folder_is_refused(saved, which):
+    _, folder = saved
+    (folder / which).unlink()
+    os.mkfifo(folder / which)
+    with pytest.raises(ModelFileError, match="FIFO"):
+        load_model(folder)
+    (folder / which).unlink()
+    (folder / which).symlink_to("/dev/zero")
+    with pytest.raises(ModelFileError, match="character device"):
+        load_model(folder)
 
 
 def test_model_file_is_not_a_pickle(saved):
@@ -103,14 +264,76 @@ def test_model_file_is_not_a_pickle(saved):
     assert json.loads((folder / "model.safetensors").read_bytes()[8:8 + header_len])
 
 
+def test_save_refuses_a_folder_holding_a_users_files(tmp_path):
+    (tmp_path / "u").mkdir()
+    (tmp_path / "u" / "thesis.tex").write_text("years of work")
+    with pytest.raises(OutputFolderError, match="did not write"):
+        save_model(tiny_model(), tmp_path / "u")
+    assert (tmp_path / "u" / "thesis.tex").read_text() == "years of work"
+    assert sorted(os.listdir(tmp_path / "u")) == ["thesis.tex"]
+
+
+# -- checkpoints ------------------------------------------------------------------------------
+def checkpoint_meta(step):
+    return {"settings": {"dim": 2}, "text_settings": TextSettings().to_dict(),
+            "collection_fingerprint": "f", "param_groups": [{"lr": 1.0, "params": [0]}],
+            "run": {"epoch": 0, "batch": step, "step": step, "epoch_loss": 0.5,
+                    "epoch_instances": 3, "best_val": None, "best_epoch": 0, "bad_epochs": 0,
+                    "history": []}}
+
+
 def test_checkpoint_round_trip_and_atomic_replace(tmp_path):
     folder = tmp_path / "checkpoint"
-    save_checkpoint(folder, {"a": torch.arange(5.0), "s": torch.tensor(3.0)}, {"run": {"step": 1}})
-    save_checkpoint(folder, {"a": torch.arange(6.0), "s": torch.tensor(4.0)}, {"run": {"step": 2}})
+    save_checkpoint(folder, {"a": torch.arange(5.0), "s": torch.tensor(3.0)}, checkpoint_meta(1))
+    save_checkpoint(folder, {"a": torch.arange(6.0), "s": torch.tensor(4.0)}, checkpoint_meta(2))
     tensors, meta = load_checkpoint(folder)
     assert tensors["a"].tolist() == list(range(6)) and float(tensors["s"]) == 4.0
-    assert meta["run"] == {"step": 2}
+    assert meta["run"]["step"] == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
     (folder / "state.safetensors").write_bytes(b"\0" * 10)
     with pytest.raises(ModelFileError, match="state.safetensors"):
         load_checkpoint(folder)
+
+
+def test_checkpoint_state_is_hashed_with_its_tensors(tmp_path):
+    folder = tmp_path / "checkpoint"
+    save_checkpoint(folder, {"a": torch.arange(5.0)}, checkpoint_meta(1))
+    meta = json.loads((folder / "state.json").read_text())
+    meta["run"]["step"] = 7
+    (folder / "state.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelFileError, match="do not match"):
+        load_checkpoint(folder)
+
+
+@pytest.mark.parametrize("left", [("checkpoint.old", "checkpoint.tmp"),
+                                  ("checkpoint", "checkpoint.tmp"),
+                                  ("checkpoint.old",), ("checkpoint.tmp",)])
+def test_the_newest_complete_checkpoint_is_found_wherever_a_crash_left_it(tmp_path, left):
+    # issue 11: a kill between the two renames left complete copies that resume did not use
+    for step, name in enumerate(left, 1):
+        save_checkpoint(tmp_path / "s" / name, {"a": torch.full((2,), float(step))},
+                        checkpoint_meta(step))
+        os.replace(tmp_path / "s" / name, tmp_path / name)
+    folder, tensors, meta = latest_checkpoint(tmp_path)
+    assert folder.name == left[-1] and meta["run"]["step"] == len(left)
+    assert tensors["a"].tolist() == [len(left)] * 2
+
+
+def test_an_incomplete_newer_checkpoint_is_passed_over(tmp_path):
+    save_checkpoint(tmp_path / "checkpoint", {"a": torch.zeros(2)}, checkpoint_meta(1))
+    save_checkpoint(tmp_path / "s", {"a": torch.ones(2)}, checkpoint_meta(2))
+    os.replace(tmp_path / "s", tmp_path / "checkpoint.tmp")
+    blob = (tmp_path / "checkpoint.tmp" / "state.safetensors").read_bytes()
+    (tmp_path / "checkpoint.tmp" / "state.safetensors").write_bytes(blob[:-4])  # cut short
+    folder, _, meta = latest_checkpoint(tmp_path)
+    assert folder.name == "checkpoint" and meta["run"]["step"] == 1
+    assert latest_checkpoint(tmp_path / "nothing") is None
+
+
+def test_a_checkpoint_folder_holding_a_users_file_is_never_replaced(tmp_path):
+    folder = tmp_path / "checkpoint"
+    folder.mkdir()
+    (folder / "thesis.tex").write_text("years of work")
+    with pytest.raises(OutputFolderError, match="did not write"):
+        save_checkpoint(folder, {"a": torch.zeros(2)}, checkpoint_meta(1))
+    assert (folder / "thesis.tex").read_text() == "years of work"

@@ -14,7 +14,8 @@ import sys
 from expert_gui import __version__
 from expert_gui.core.errors import ExpertGuiError
 
-# Each sub-command and its line in `expert-gui --help` (its module gives it the same line).
+# Each sub-command and its line in `expert-gui --help` (its module, the command's name with
+# "_" for "-", gives it the same line).
 COMMANDS = {
     "stats": "the paper's Table 1 for a collection, and its load report",
     "train": "train the log-linear model on a collection",
@@ -22,6 +23,8 @@ COMMANDS = {
     "neighbours": "nearest words in the model's word embeddings",
     "rank": "rank a topic file with one method and write a TREC run",
     "experiment": "evaluate every method on topics with relevance judgments",
+    "profile": "a person's profile: words, topics, similar people",
+    "export-embeddings": "write word and person embeddings for the TensorBoard Projector",
 }
 
 
@@ -31,7 +34,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, summary in COMMANDS.items():
         if name == command:
-            importlib.import_module(f"expert_gui.cli.{name}").register(sub)
+            importlib.import_module(f"expert_gui.cli.{name.replace('-', '_')}").register(sub)
         else:
             sub.add_parser(name, help=summary)
     return parser
@@ -60,6 +63,7 @@ def _command(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    _print_safely()
     args = build_parser(_command(argv)).parse_args(argv)
     if args.install_desktop_entry:
         return _install_desktop_entry()
@@ -88,3 +92,12 @@ def _install_desktop_entry() -> int:
     for path in written:
         print(path)
     return 0
+
+
+def _print_safely() -> None:
+    """What the terminal cannot encode (a lone surrogate in an id, any character on a strict
+    ASCII or UTF-8 stream) is printed as a backslash escape instead of ending the command."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")

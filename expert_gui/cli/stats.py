@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from expert_gui.cli import COMMANDS
 from expert_gui.core.formats import FORMATS
@@ -28,7 +29,8 @@ def add_collection_arguments(p) -> None:
     """COLLECTION and the options that say how to read it."""
     p.add_argument("collection", metavar="COLLECTION",
                    help="a folder (documents.tsv, associations.tsv, ...), TREC file(s), "
-                        "a plain-text folder, a .bib file or a git repository")
+                        "a plain-text folder, a .bib or .ris file, a table (.csv, .tsv, "
+                        ".xlsx) with text and authors columns, or a git repository")
     p.add_argument("--format", choices=list(FORMATS), default=None,
                    help="the collection's format (default: detected from names and content)")
     p.add_argument("--associations", metavar="FILE", default=None,
@@ -38,6 +40,16 @@ def add_collection_arguments(p) -> None:
                    help="display names: person_id, name (default: people.* beside it)")
     p.add_argument("--no-cache", action="store_true",
                    help="read the files again instead of the cached copy")
+    t = p.add_argument_group("tables (.csv, .tsv, .xlsx with text and authors columns)")
+    t.add_argument("--preset", choices=("zotero", "scopus"),
+                   help="the columns of a Zotero or Scopus CSV export")
+    t.add_argument("--text-columns", metavar="A,B",
+                   help="header names of the text columns (default: title, abstract, ...)")
+    t.add_argument("--people-column", metavar="NAME",
+                   help="header name of the people column, split on ; or | (default: authors)")
+    t.add_argument("--id-column", metavar="NAME",
+                   help="header name of the document ids (default: id, doc_id, ...; none: the "
+                        "file's name and the row's line)")
 
 
 def open_collection(args):
@@ -57,9 +69,31 @@ def open_collection(args):
     try:
         return load_collection(args.collection, format=args.format,
                                associations=args.associations, people=args.people,
-                               use_cache=not args.no_cache, progress=progress)
+                               columns=table_columns(args), use_cache=not args.no_cache,
+                               progress=progress)
     finally:
         bar.close()
+
+
+def table_columns(args):
+    """The table columns the options name, or None to detect them from the header."""
+    from expert_gui.core.errors import CollectionError
+    from expert_gui.core.formats.table import PRESETS, TableColumns, preview
+
+    if args.preset:
+        return PRESETS[args.preset]
+    if not (args.text_columns or args.people_column or args.id_column):
+        return None
+    detected = preview(Path(args.collection), rows=0).columns
+    text = tuple(c.strip() for c in args.text_columns.split(",")) if args.text_columns else \
+        (detected.text if detected else ())
+    people = args.people_column or (detected.people if detected else "")
+    try:
+        return TableColumns(text=text, people=people,
+                            id=args.id_column or (detected.id if detected else None),
+                            date=detected.date if detected else None)
+    except ValueError as exc:
+        raise CollectionError(args.collection, None, str(exc)) from None
 
 
 def register(sub):

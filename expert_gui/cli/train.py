@@ -11,7 +11,7 @@ import sys
 from dataclasses import replace
 
 from expert_gui.cli import COMMANDS
-from expert_gui.cli.stats import add_collection_arguments
+from expert_gui.cli.stats import add_collection_arguments, table_columns
 from expert_gui.core.text import NUMBER_RULES, TextSettings
 
 # Command-line option -> TrainSettings field, for the options that map one to one.
@@ -100,12 +100,15 @@ def run(args) -> int:
 
     from expert_gui.core.embeddings import load_word_vectors
     from expert_gui.core.loading import load_collection
+    from expert_gui.core.storage import check_model_folder
     from expert_gui.core.training import select_device, train
 
     settings, text = _settings(args)
+    check_model_folder(args.out)  # before the collection loads: a bad --out is told at once
     collection = load_collection(args.collection, format=args.format,
                                  associations=args.associations, people=args.people,
-                                 settings=text, use_cache=not args.no_cache)
+                                 settings=text, columns=table_columns(args),
+                                 use_cache=not args.no_cache)
     print(f"{collection.name}: {collection.n_documents:,} documents, {collection.n_people:,} "
           f"people, {len(collection.vocab):,} words", file=sys.stderr)
     vectors = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from array import array
 from collections.abc import Iterable
@@ -17,7 +18,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+import xxhash
 
+from expert_gui.core import manifest as schema
+from expert_gui.core.errors import CollectionError
+from expert_gui.core.inputs import hash_into, read_regular
 from expert_gui.core.text import TOKEN_RE, TextSettings, Tokenizer, Vocabulary
 
 # Kinds of problem a load can report. None of them stops the load; each is listed for the user.
@@ -29,8 +34,36 @@ PROBLEM_KINDS = {
     "empty-document": "document with no words left after text processing",
     "invalid-utf8": "bytes that are not valid UTF-8 (replaced by U+FFFD)",
     "malformed-record": "a record that could not be read (skipped)",
+    "multi-line-record": "a quoted field running over several lines (read as one record)",
+    "quotes-as-text": "a field opening with a quote that is not CSV quoting (read as text)",
+    "field-count": "a record with more fields than the first (the extra ones ignored)",
+    "skipped-file": "a file in the collection's folder that was not read",
+    "latex-kept": "a BibTeX field too long to decode its LaTeX (kept as written)",
+    "generated-id": "a document without an id in its id column (one was made from its line)",
     "unknown-person": "person named in the people file without any document",
+    "invalid-date": "a date that could not be read (the document is kept, undated)",
 }
+
+# An undated document's entry in `Collection.doc_dates`.
+NO_DATE = np.datetime64("NaT", "D")
+_NO_DAY = int(NO_DATE.astype(np.int64))
+# YYYY, YYYY-MM or YYYY-MM-DD, optionally followed by a time ("T12:00:00Z", " 12:00").
+_DATE_RE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:[T ][0-9:.+\-Z ]*)?")
+
+
+def parse_date(text: str) -> np.datetime64 | None:
+    """A document's date as a day; a year or a month alone stands for its first day.
+
+    None when the text is not such a date (or names no real day, like 2021-02-30).
+    """
+    m = _DATE_RE.fullmatch(text.strip())
+    if m is None:
+        return None
+    year, month, day = m.group(1), m.group(2) or "1", m.group(3) or "1"
+    try:
+        return np.datetime64(f"{year}-{int(month):02d}-{int(day):02d}", "D")
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -122,6 +155,7 @@ class Collection:
         report: LoadReport,
         fingerprint: str = "",
         source: str = "",
+        doc_dates: np.ndarray | None = None,
     ):
         self.name = name
         self.doc_ids = doc_ids
@@ -138,6 +172,7 @@ class Collection:
         self.report = report
         self.fingerprint = fingerprint
         self.source = source
+        self.doc_dates = doc_dates
         self._doc_index: dict[str, int] | None = None
         self._person_index: dict[str, int] | None = None
         self._person_docs: tuple[np.ndarray, np.ndarray] | None = None
@@ -174,6 +209,11 @@ class Collection:
         """The raw text of document i, as it was read."""
         raw = self.text_bytes[self.text_offsets[i] : self.text_offsets[i + 1]]
         return bytes(raw).decode("utf-8")
+
+    @property
+    def has_dates(self) -> bool:
+        """Whether any document has a date (`doc_dates` is then datetime64[D], NaT if unknown)."""
+        return self.doc_dates is not None
 
     def people_of(self, i: int) -> np.ndarray:
         """Person indices associated with document i (sorted, unique)."""
@@ -221,12 +261,14 @@ class Collection:
 
     # -- persistence (the on-disk cache) --------------------------------------------------------
     _ARRAYS = ("assoc_indptr", "assoc_people", "tokens", "doc_offsets", "text_bytes", "text_offsets")
+    _FILES = (*(f"{name}.npy" for name in _ARRAYS), "vocab_counts.npy")
 
     def save(self, folder: str | Path) -> None:
         """Write the collection to a folder: .npy arrays and one JSON file, no pickle.
 
-        The folder is written under a temporary name and renamed, so a crash leaves either the
-        old cache or none.
+        The file `xxh3` holds a hash of all the others, so a damaged cache is caught on
+        opening. The folder is written under a temporary name and renamed, so a
+        crash leaves either the old cache or none.
         """
         folder = Path(folder)
         folder.parent.mkdir(parents=True, exist_ok=True)
@@ -234,6 +276,8 @@ class Collection:
         for name in self._ARRAYS:
             np.save(tmp / f"{name}.npy", np.asarray(getattr(self, name)), allow_pickle=False)
         np.save(tmp / "vocab_counts.npy", self.vocab.counts, allow_pickle=False)
+        if self.doc_dates is not None:
+            np.save(tmp / "doc_dates.npy", np.asarray(self.doc_dates), allow_pickle=False)
         meta = {
             "name": self.name,
             "source": self.source,
@@ -244,8 +288,10 @@ class Collection:
             "vocab": self.vocab.words,
             "settings": self.settings.to_dict(),
             "report": self.report.to_dict(),
+            "dates": self.doc_dates is not None,
         }
         (tmp / "collection.json").write_text(json.dumps(meta), encoding="utf-8")
+        (tmp / "xxh3").write_text(_cache_digest(tmp), encoding="ascii")
         if folder.exists():
             old = folder.with_name(folder.name + ".old")
             os.replace(folder, old)
@@ -256,40 +302,66 @@ class Collection:
 
     @classmethod
     def load(cls, folder: str | Path) -> Collection:
-        """Read a folder written by `save`; arrays are memory-mapped, so this is near instant."""
+        """Read a folder written by `save`; arrays are memory-mapped, so this is near instant.
+
+        Everything is checked first, as strictly as a model file: the hash, the JSON's schema,
+        and each array's type, shape and bounds (an offset past the end, a person index out of
+        range), so a damaged cache raises CollectionError instead of misleading the trainer (a
+        cache written before documents had dates is refused too, and read again).
+        """
         folder = Path(folder)
-        meta = json.loads((folder / "collection.json").read_text(encoding="utf-8"))
-        arrays = {
-            name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
-            for name in cls._ARRAYS
-        }
-        counts = np.load(folder / "vocab_counts.npy", allow_pickle=False)
+        path = folder / "collection.json"
+        if read_regular(folder / "xxh3", CollectionError) != _cache_digest(folder).encode():
+            raise CollectionError(folder, None, "the cache does not match its hash (damaged)")
+        try:
+            meta = schema.parse(read_regular(path, CollectionError))
+            schema.obj(_CACHE_KEYS)(meta, "")
+        except (schema.SchemaError, ValueError) as exc:
+            raise CollectionError(path, None, f"not a valid collection cache: {exc}") from None
+        try:
+            arrays = {
+                name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+                for name in cls._ARRAYS
+            }
+            counts = np.load(folder / "vocab_counts.npy", allow_pickle=False)
+            dates = (np.load(folder / "doc_dates.npy", allow_pickle=False) if meta["dates"]
+                     else None)
+            vocab = Vocabulary(meta["vocab"], counts)
+        except (OSError, ValueError) as exc:
+            raise CollectionError(folder, None, f"not a valid collection cache: {exc}") from None
+        _check_cached_arrays(arrays, meta, len(vocab), folder)
+        if dates is not None and (dates.dtype != NO_DATE.dtype
+                                  or dates.shape != (len(meta["doc_ids"]),)):
+            raise CollectionError(folder / "doc_dates.npy", None, "not a valid collection cache: "
+                                  f"expected {len(meta['doc_ids'])} days, found {dates.dtype} "
+                                  f"{dates.shape}")
         return cls(
             name=meta["name"],
             doc_ids=meta["doc_ids"],
             person_ids=meta["person_ids"],
             person_names=meta["person_names"],
-            vocab=Vocabulary(meta["vocab"], counts),
+            vocab=vocab,
             settings=TextSettings.from_dict(meta["settings"]),
             report=LoadReport.from_dict(meta["report"]),
             fingerprint=meta["fingerprint"],
             source=meta["source"],
+            doc_dates=dates,
             **arrays,
         )
 
     @classmethod
     def from_records(
         cls,
-        documents: Iterable[tuple[str, str]],
+        documents: Iterable[tuple[str, str] | tuple[str, str, str]],
         associations: Iterable[tuple[str, str]],
         people: dict[str, str] | None = None,
         settings: TextSettings = TextSettings(),
         name: str = "collection",
     ) -> Collection:
-        """Build a collection in memory from (doc_id, text) and (doc_id, person_id) pairs."""
+        """Build a collection in memory from (doc_id, text[, date]) and (doc_id, person_id)."""
         b = CollectionBuilder(settings, name=name)
-        for doc_id, text in documents:
-            b.add_document(doc_id, text, "<memory>", None)
+        for doc_id, text, *date in documents:
+            b.add_document(doc_id, text, "<memory>", None, date=date[0] if date else "")
         for doc_id, person_id in associations:
             b.add_association(doc_id, person_id, "<memory>", None)
         for person_id, display in (people or {}).items():
@@ -345,6 +417,8 @@ class CollectionBuilder:
         self._people_where: dict[str, tuple[str, int | None]] = {}
         self._text_offsets = array("q", [0])
         self._text_size = 0
+        self._days = array("q")  # each document's date as days since 1970 (_NO_DAY: none)
+        self._any_date = False
         if spill_dir is not None:
             fd, self._text_path = tempfile.mkstemp(suffix=".texts", dir=spill_dir)
             self._text_out = os.fdopen(fd, "wb")
@@ -358,8 +432,9 @@ class CollectionBuilder:
         return len(self._doc_ids)
 
     def add_document(self, doc_id: str, text: str, file: str | Path, line: int | None,
-                     people: Iterable[str] = ()) -> None:
-        """One document; `people` are associations given inline (e.g. a JSONL "people" field)."""
+                     people: Iterable[str] = (), date: str = "") -> None:
+        """One document; `people` are associations given inline (e.g. a JSONL "people" field),
+        `date` its date as text (see `parse_date`; empty: undated)."""
         if doc_id in self._doc_index:
             first_file, first_line = self._doc_places[self._doc_index[doc_id]]
             where = f"{first_file}:{first_line}" if first_line is not None else first_file
@@ -369,12 +444,25 @@ class CollectionBuilder:
         self._doc_index[doc_id] = len(self._doc_ids)
         self._doc_ids.append(doc_id)
         self._doc_places.append(file, line)
+        self._days.append(self._day(date, doc_id, file, line))
         self._pending.append(text)
         self._pending_chars += len(text)
         if len(self._pending) >= self._BATCH_DOCS or self._pending_chars >= self._BATCH_CHARS:
             self._tokenize_pending()
         for person in people:
             self.add_association(doc_id, person, file, line)
+
+    def _day(self, date: str, doc_id: str, file: str | Path, line: int | None) -> int:
+        if not date or not date.strip():
+            return _NO_DAY
+        day = parse_date(date)
+        if day is None:
+            self.report.add("invalid-date", file, line,
+                            f"document {doc_id!r}: expected a date like 2021-03-04, 2021-03 or "
+                            f"2021, found {date.strip()[:40]!r}; the document is kept, undated")
+            return _NO_DAY
+        self._any_date = True
+        return int(day.astype(np.int64))
 
     def _tokenize_pending(self) -> None:
         """Store and tokenize the pending documents in one pass; report those left without words."""
@@ -536,6 +624,8 @@ class CollectionBuilder:
             report=self.report,
             fingerprint=fingerprint,
             source=source,
+            doc_dates=(np.frombuffer(self._days, dtype=np.int64).astype("datetime64[D]")
+                       if self._any_date else None),
         )
 
 
@@ -633,6 +723,67 @@ class _ProvisionalIds(dict):
             start = pos + 1
         pieces.append(ids[start:])
         return np.concatenate(pieces)
+
+
+def _boolean(value, where: str) -> None:
+    if not isinstance(value, bool):
+        raise schema.SchemaError(where, "expected true or false")
+
+
+def _cache_digest(folder: Path) -> str:
+    """XXH3 of every file of a cache (the file `xxh3` holds it), in a fixed order."""
+    digest = xxhash.xxh3_128()
+    dates = ("doc_dates.npy",) if (folder / "doc_dates.npy").exists() else ()
+    for name in (*Collection._FILES, *dates, "collection.json"):
+        digest.update(name.encode())
+        hash_into(digest, folder / name, CollectionError)
+    return digest.hexdigest()
+
+
+def _cache_schema() -> dict:
+    text = schema.list_of(schema.string)
+    problem = schema.obj({"kind": schema.string, "file": schema.string,
+                          "line": schema.optional(schema.integer(0)), "message": schema.string})
+    report = schema.obj({"format": schema.string, "files": text,
+                         "counts": schema.obj({}, other=schema.integer(0)),
+                         "problems": schema.list_of(problem)})
+    unique = schema.list_of(schema.string, unique=True)
+    return {"name": schema.string, "source": schema.string, "fingerprint": schema.string,
+            "doc_ids": unique, "person_ids": unique, "person_names": text,
+            "vocab": schema.list_of(schema.nonempty_string, unique=True, min_length=1),
+            "settings": schema.text_settings, "report": report, "dates": _boolean}
+
+
+_CACHE_KEYS = _cache_schema()
+
+
+def _check_cached_arrays(arrays: dict, meta: dict, n_words: int, folder: Path) -> None:
+    """Types, shapes and bounds of a cache's arrays, against its JSON and against each other."""
+    n_docs, n_people = len(meta["doc_ids"]), len(meta["person_ids"])
+
+    def bad(name: str, message: str):
+        raise CollectionError(folder / f"{name}.npy", None, f"not a valid collection cache: "
+                                                            f"{message}")
+
+    kinds = {"assoc_indptr": "i", "assoc_people": "i", "tokens": "u", "doc_offsets": "i",
+             "text_bytes": "u", "text_offsets": "i"}
+    for name, kind in kinds.items():
+        a = arrays[name]
+        if a.ndim != 1 or a.dtype.kind != kind:
+            bad(name, f"expected a 1-D array of kind {kind!r}, found {a.dtype} {a.shape}")
+    if len(meta["person_names"]) != n_people:
+        bad("assoc_people", "people ids and names differ in number")
+    for name, end in (("doc_offsets", len(arrays["tokens"])),
+                      ("assoc_indptr", len(arrays["assoc_people"])),
+                      ("text_offsets", len(arrays["text_bytes"]))):
+        offsets = arrays[name]
+        if len(offsets) != n_docs + 1 or offsets[0] != 0 or offsets[-1] != end or \
+                (n_docs and np.diff(offsets).min() < 0):
+            bad(name, f"expected {n_docs + 1} non-decreasing offsets from 0 to {end}")
+    for name, limit in (("assoc_people", n_people), ("tokens", n_words)):
+        values = arrays[name]
+        if len(values) and (int(values.min()) < 0 or int(values.max()) >= limit):
+            bad(name, f"expected indices below {limit}")
 
 
 def _mean(x: np.ndarray) -> float:

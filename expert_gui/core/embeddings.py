@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from expert_gui.core.errors import EmbeddingsFileError
+from expert_gui.core.inputs import open_regular
 from expert_gui.core.text import PAD_ID, Vocabulary
 
 FORMATS = ("word2vec-binary", "word2vec-text", "glove")
@@ -95,10 +96,7 @@ def load_word_vectors(path: str | Path, vocab: Vocabulary) -> WordVectors:
 
 
 def _open(path: Path):
-    try:
-        return open(path, "rb")
-    except OSError as exc:
-        raise EmbeddingsFileError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    return open_regular(path, EmbeddingsFileError)
 
 
 def _read_text(path: Path, fmt: str):

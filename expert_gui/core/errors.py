@@ -44,5 +44,24 @@ class QueryError(ExpertGuiError):
     """A query that cannot be answered (for example, an unknown person id)."""
 
 
+class UnknownPersonError(QueryError):
+    """A person id the model does not know; `suggestions` are the closest ids it does know."""
+
+    def __init__(self, person_id: str, suggestions: list[str]):
+        self.person_id = person_id
+        self.suggestions = suggestions
+        hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
+        super().__init__(f"no person with id {person_id!r}{hint}")
+
+
 class TrainingError(ExpertGuiError):
     """Training stopped for a reason the user must see (for example, a non-finite loss)."""
+
+
+class OutputFolderError(ExpertGuiError):
+    """An output folder the program may not write into: foreign content, unwritable, or in use."""
+
+    def __init__(self, path: str | Path, message: str):
+        self.path = str(path)
+        self.message = message
+        super().__init__(f"{self.path}: {message}")

@@ -1,8 +1,8 @@
 """`load_collection`: a user's files -> a `Collection`, cached on disk so reopening is instant.
 
 The cache folder is `cache_dir()/collections/<fingerprint>`, the fingerprint a hash of the input
-files (path, size, modification time), the text settings and `LOADER_VERSION`; any change to
-one of them loads afresh. The last `CACHES_PER_PATH` caches of each path are kept. Raw text is
+files (path and a hash of the content), the text settings and `LOADER_VERSION`; any change to
+one of them loads afresh. A cache is checked in full when opened and rebuilt when damaged. The last `CACHES_PER_PATH` caches of each path are kept. Raw text is
 spilled to a file while loading, so it is held once.
 """
 
@@ -22,14 +22,16 @@ import numpy as np
 from expert_gui.core.collection import Collection, CollectionBuilder, LoadReport
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats import FORMATS, detect_format, reader
-from expert_gui.core.formats.reading import LoadProgress, Progress, Stop, file_state
+from expert_gui.core.formats.reading import LoadProgress, Progress, Stop
+from expert_gui.core.formats.table import TableColumns
+from expert_gui.core.inputs import require_regular
 from expert_gui.core.paths import cache_dir
-from expert_gui.core.text import TextSettings
+from expert_gui.core.text import TextSettings, inline_stopwords
 
 __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "collection_cache"]
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
-LOADER_VERSION = 1
+LOADER_VERSION = 3
 # Caches kept per collection path (its versions, or other text settings); older ones are removed.
 CACHES_PER_PATH = 3
 
@@ -41,6 +43,7 @@ def load_collection(
     associations: str | Path | None = None,
     people: str | Path | None = None,
     settings: TextSettings = TextSettings(),
+    columns: TableColumns | None = None,
     use_cache: bool = True,
     progress: Callable[[LoadProgress], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
@@ -48,17 +51,29 @@ def load_collection(
     """Read a collection in any supported format; None when `should_stop()` said stop.
 
     `format` overrides detection (one of `FORMATS`); `associations` and `people` override the
-    files found beside the documents. Progress events are `LoadProgress(done, total, message)`.
+    files found beside the documents; `columns` says which columns of a table are what (the
+    table format; by default they are detected from its header). Progress events are
+    `LoadProgress(done, total, message)`.
     """
-    path = Path(path).expanduser().resolve()
+    path = Path(path).expanduser()
+    if path.exists() and not path.is_dir():
+        require_regular(path, CollectionError)  # named as given, before a link is resolved
+    path = path.resolve()
+    settings = inline_stopwords(settings)  # the cache key follows the list's content
     associations = Path(associations).expanduser().resolve() if associations else None
     people = Path(people).expanduser().resolve() if people else None
     for companion in (associations, people):
-        if companion is not None and not companion.is_file():
-            raise CollectionError(companion, None, "no such file")
-    name = format or detect_format(path)
+        if companion is not None:
+            require_regular(companion, CollectionError)
+    name = format or ("table" if columns is not None else detect_format(path))
     module = reader(name, path)
-    sources = module.sources(path, associations, people)
+    chosen = {}
+    if columns is not None:
+        if name != "table":
+            raise CollectionError(path, None, f"columns apply to a table, not to a {name} "
+                                              "collection")
+        chosen = {"columns": columns}
+    sources = module.sources(path, associations, people, **chosen)
     fingerprint = _fingerprint(path, name, sources, settings)
     folder = collection_cache(fingerprint)
     if use_cache:
@@ -73,7 +88,7 @@ def load_collection(
                                          ignore_cleanup_errors=True) as spill:
             builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
             module.read(path, builder, associations=associations, people=people,
-                        progress=steps)
+                        progress=steps, **chosen)
             steps.event("building the vocabulary")
             collection = builder.build(fingerprint=fingerprint, source=str(path))
             if collection.n_documents == 0:
@@ -106,9 +121,6 @@ def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettin
     """The path's key (8 hex digits, shared by all its loads) + the key of this load's content."""
     key = {"loader": LOADER_VERSION, "format": name, "sources": sources,
            "settings": settings.to_dict()}
-    if settings.stopwords not in ("english", "none"):
-        stopwords = Path(settings.stopwords)
-        key["stopwords"] = file_state(stopwords) if stopwords.is_file() else str(stopwords)
     content = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
     return hashlib.sha256(str(path).encode()).hexdigest()[:8] + content[:16]
 
@@ -134,7 +146,7 @@ def _open_cache(folder: Path) -> Collection | None:
         return None
     try:
         collection = Collection.load(folder)
-    except (OSError, ValueError, KeyError, TypeError):
+    except CollectionError:  # damaged: read the files again
         return None
     with contextlib.suppress(OSError):
         os.utime(folder)  # recently used: pruned last

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from expert_gui.core.errors import InputFileError
+from expert_gui.core.inputs import read_regular
 
 PAD_TOKEN = "<pad>"
 PAD_ID = 0
@@ -77,13 +78,22 @@ def load_stopwords(settings: TextSettings) -> frozenset[str]:
     else:
         path = Path(settings.stopwords)
         try:
-            raw = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            raw = read_regular(path).decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise InputFileError(path, None, f"cannot read the stop-word list: {exc}") from exc
         words = {ln.strip().lower() for ln in raw.splitlines()}
         words = {w for w in words if w and not w.startswith("#")}
     words.update(w.lower() for w in settings.extra_stopwords)
     return frozenset(words)
+
+
+def inline_stopwords(settings: TextSettings) -> TextSettings:
+    """The same settings with a stop-word file's words in place of its path, so that what is
+    saved (a cache, a model) carries the list itself and is never read from a path it names."""
+    if settings.stopwords in ("english", "none"):
+        return settings
+    return replace(settings, stopwords="none",
+                   extra_stopwords=tuple(sorted(load_stopwords(settings))))
 
 
 class Tokenizer:

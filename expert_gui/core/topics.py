@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from expert_gui.core.errors import TopicsError
+from expert_gui.core.inputs import read_regular
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,7 @@ def read_topics(path: str | Path) -> list[Topic]:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TopicsError(path, None, f"cannot read the topics file: {exc.strerror}") from exc
+    raw = read_regular(path, TopicsError)
     for number, line in enumerate(raw.splitlines(), 1):
         try:
             line.decode("utf-8")
@@ -99,15 +97,17 @@ def _read_sert(path: Path, text: str) -> list[Topic]:
 
 
 _TOP = re.compile(r"<top>(.*?)(</top>|<top>|\Z)", re.IGNORECASE | re.DOTALL)
-_NUM = re.compile(r"<num>\s*(?:number\s*:)?\s*(\S+)", re.IGNORECASE)
+_NUM = re.compile(r"<num>\s*(?:number\s*:)?\s*([^\s<]+)", re.IGNORECASE)
 _TITLE = re.compile(r"<title>\s*(?:topic\s*:)?(.*?)(?=<|\Z)", re.IGNORECASE | re.DOTALL)
 
 
 def _read_trec(path: Path, text: str) -> list[Topic]:
     topics: list[Topic] = []
     seen: dict[str, int] = {}
+    line, counted = 1, 0  # lines counted up to `counted`, so the whole count is one pass
     for m in _TOP.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
+        line += text.count("\n", counted, m.start())
+        counted = m.start()
         if m.group(2).lower() != "</top>":
             raise TopicsError(path, line, "<top> without a closing </top>")
         body = m.group(1)

@@ -15,6 +15,7 @@ for a resumed run to reproduce an uninterrupted one.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -28,10 +29,17 @@ from torch import nn
 
 from expert_gui.core import distributed
 from expert_gui.core.collection import Collection
-from expert_gui.core.errors import TrainingError
+from expert_gui.core.errors import ModelFileError, TrainingError
 from expert_gui.core.instances import make_instances
 from expert_gui.core.model import LogLinearModel
-from expert_gui.core.storage import CHECKPOINT_DIR, load_checkpoint, save_checkpoint, save_model
+from expert_gui.core.outputs import locked
+from expert_gui.core.storage import (
+    CHECKPOINT_DIR,
+    claim_model_folder,
+    latest_checkpoint,
+    save_checkpoint,
+    save_model,
+)
 from expert_gui.core.text import TextSettings
 from expert_gui.core.train_settings import TrainSettings
 from expert_gui.core.training_step import DeviceInstances, make_stepper
@@ -251,6 +259,21 @@ def epoch_order(train_idx: np.ndarray, seed: int, epoch: int) -> np.ndarray:
 ProgressFn = Callable[[TrainProgress], None]
 
 
+def _holding_output_folder(train_fn):
+    """Before any work: claim `out_dir` (created, or recognised as the program's own; a user's
+    folder or an unwritable path is refused with OutputFolderError), and hold its lock for the
+    whole run, so a second trainer on the same folder is refused instead of racing this one."""
+    @functools.wraps(train_fn)
+    def wrapper(collection, settings=TrainSettings(), *, out_dir=None, **kwargs):
+        if out_dir is None or not distributed.context().is_main:
+            return train_fn(collection, settings, out_dir=out_dir, **kwargs)
+        folder = claim_model_folder(out_dir)
+        with locked(folder, "training"):
+            return train_fn(collection, settings, out_dir=folder, **kwargs)
+    return wrapper
+
+
+@_holding_output_folder
 def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
           out_dir: str | Path | None = None, progress: ProgressFn | None = None,
           should_stop: Callable[[], bool] | None = None,
@@ -290,7 +313,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     run = _Run(steps_per_epoch=math.ceil(len(train_idx) / settings.batch_size))
     checkpoint = Path(out_dir) / CHECKPOINT_DIR if out_dir is not None else None
     if resume:
-        _restore(checkpoint, net, optimizer, run, settings, collection)
+        _restore(Path(out_dir), net, optimizer, run, settings, collection)
     data = DeviceInstances(instances, device)
     stepper = make_stepper(distributed.wrap(net, dist, device), net, optimizer, data, settings,
                            dist)
@@ -361,7 +384,10 @@ class _Run:
     def state(self) -> dict:
         keys = ("epoch", "batch", "step", "epoch_loss", "epoch_instances", "best_val",
                 "best_epoch", "bad_epochs", "history")
-        return {k: getattr(self, k) for k in keys}
+        state = {k: getattr(self, k) for k in keys}
+        if state["best_val"] == math.inf:  # no validation yet; JSON has no infinity
+            state["best_val"] = None
+        return state
 
 
 class _LossReads:
@@ -519,18 +545,23 @@ def _save_checkpoint(folder: Path, net, optimizer, run: _Run, settings, collecti
 
 def checkpoint_settings(out_dir: str | Path) -> tuple[TrainSettings, TextSettings]:
     """The settings a checkpointed run was started with, so a resume can reuse them."""
-    folder = Path(out_dir) / CHECKPOINT_DIR
-    if not (folder / "state.json").exists():
-        raise TrainingError(f"there is no checkpoint to resume from in {out_dir}")
-    _, meta = load_checkpoint(folder)
+    _, _, meta = _latest_checkpoint(Path(out_dir))
     return (TrainSettings.from_dict(meta["settings"]),
             TextSettings.from_dict(meta["text_settings"]))
 
 
-def _restore(folder: Path, net, optimizer, run: _Run, settings, collection) -> None:
-    if not (folder / "state.json").exists():
-        raise TrainingError(f"there is no checkpoint to resume from in {folder.parent}")
-    tensors, meta = load_checkpoint(folder)
+def _latest_checkpoint(out_dir: Path) -> tuple[Path, dict, dict]:
+    found = latest_checkpoint(out_dir)
+    if found is None:
+        raise TrainingError(f"there is no checkpoint to resume from in {out_dir}; train "
+                            "without --resume to start afresh")
+    return found
+
+
+def _restore(out_dir: Path, net, optimizer, run: _Run, settings, collection) -> None:
+    """Continue from the newest complete checkpoint of the model folder (storage.py's
+    `latest_checkpoint`: a save cut short by a crash leaves one in every case)."""
+    folder, tensors, meta = _latest_checkpoint(out_dir)
     saved = TrainSettings.from_dict(meta["settings"])
     exact = ("window", "dim", "batch_size", "l2", "optimizer", "learning_rate", "rho", "eps",
              "overlapping", "validation_fraction", "seed")
@@ -541,19 +572,48 @@ def _restore(folder: Path, net, optimizer, run: _Run, settings, collection) -> N
     if meta["collection_fingerprint"] != collection.fingerprint:
         raise TrainingError(f"the checkpoint in {folder} was made from another collection")
     device = next(net.parameters()).device
-    net.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("param.")})
     state: dict = {}
     for key, value in tensors.items():
         if key.startswith("optim."):
             _, i, name = key.split(".", 2)
+            if not i.isdigit():
+                raise ModelFileError(folder / "state.safetensors", None,
+                                     f"unexpected tensor {key!r}")
             state.setdefault(int(i), {})[name] = value
-    groups = [{**saved, **{k: group[k] for k in _DEVICE_OPTIONS if k in group}}
-              for saved, group in zip(meta["param_groups"], optimizer.param_groups, strict=True)]
-    optimizer.load_state_dict({"state": state, "param_groups": groups})
     best = {k[5:]: v.to(device) for k, v in tensors.items() if k.startswith("best.")}
+    try:
+        net.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("param.")})
+        _check_optimizer_state(state, net)
+        groups = [{**saved, **{k: group[k] for k in _DEVICE_OPTIONS if k in group}}
+                  for saved, group in zip(meta["param_groups"], optimizer.param_groups,
+                                          strict=True)]
+        optimizer.load_state_dict({"state": state, "param_groups": groups})
+        if best:
+            LogLinearNet(*(best[k] for k in ("word_embeddings", "candidate_weights",
+                                              "candidate_bias"))).load_state_dict(best)
+    except (RuntimeError, ValueError, KeyError, TypeError) as exc:
+        raise ModelFileError(folder, None, f"the checkpoint does not fit this model: "
+                                           f"{str(exc).splitlines()[0]}") from exc
     run.best = best or None
     for k, v in meta["run"].items():
         setattr(run, k, v)
+    if run.best_val is None:
+        run.best_val = math.inf
+    if not 0 <= run.batch <= run.steps_per_epoch:
+        raise ModelFileError(folder, None, f"the checkpoint is at batch {run.batch} of an epoch "
+                                           f"of {run.steps_per_epoch}")
+
+
+def _check_optimizer_state(state: dict, net) -> None:
+    """Every optimiser tensor belongs to a parameter and has its shape (or is a scalar)."""
+    params = list(net.parameters())
+    for i, tensors in state.items():
+        if i >= len(params):
+            raise ValueError(f"optimizer state for parameter {i} of {len(params)}")
+        for name, value in tensors.items():
+            if value.dim() and value.shape != params[i].shape:
+                raise ValueError(f"optimizer state {name} of parameter {i} has shape "
+                                 f"{tuple(value.shape)}, not {tuple(params[i].shape)}")
 
 
 def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors) -> LogLinearModel:

@@ -24,6 +24,7 @@ from expert_gui.gui.panels.collection import CollectionPanel
 from expert_gui.gui.panels.comparison import ComparisonPanel
 from expert_gui.gui.panels.entropy import EntropyPanel
 from expert_gui.gui.panels.neighbours import NeighboursPanel
+from expert_gui.gui.panels.profile import ProfilePanel
 from expert_gui.gui.panels.query import QueryPanel
 from expert_gui.gui.panels.training import TrainingPanel
 from expert_gui.gui.state import AppState
@@ -33,7 +34,9 @@ SETTINGS_FILE = "gui.ini"
 
 # Background work named in the status bar while it runs, by TaskRunner slot.
 BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "indexing Model 2",
-               "entropy": "ranking topics", "evaluation": "evaluating", "word-map": "mapping words"}
+               "entropy": "ranking topics", "evaluation": "evaluating", "word-map": "mapping words",
+               "profile": "profiling", "profile-topics": "ranking topics for profiles",
+               "people-map": "mapping people", "export": "exporting embeddings"}
 
 
 def settings() -> QSettings:
@@ -64,6 +67,7 @@ class MainWindow(QMainWindow):
         self.entropy_panel = EntropyPanel(self.state)
         self.neighbours_panel = NeighboursPanel(self.state)
         self.comparison_panel = ComparisonPanel(self.state)
+        self.profile_panel = ProfilePanel(self.state)
         self.panels = {
             "Collection": self.collection_panel,
             "Training": self.training_panel,
@@ -71,6 +75,7 @@ class MainWindow(QMainWindow):
             "Entropy": self.entropy_panel,
             "Nearest terms": self.neighbours_panel,
             "Model 2 comparison": self.comparison_panel,
+            "Profile": self.profile_panel,
         }
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
@@ -78,8 +83,11 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self.state.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.state.model_changed.connect(self._show_model_state)
+        self.state.model_changed.connect(
+            lambda model: self.export_embeddings_action.setEnabled(model is not None))
         self.state.collection_changed.connect(self._remember_collection)
         self.state.query_requested.connect(lambda _: self.show_panel("Query"))
+        self.state.profile_requested.connect(lambda _: self.show_panel("Profile"))
         self.resize(1280, 800)
         self._restore_layout()
         self.welcome_bar: QToolBar | None = None
@@ -136,6 +144,11 @@ class MainWindow(QMainWindow):
                                          "Open a trained model folder")
         self.export_action = self._action("&Export ranking…", qp.export_ranking, "Ctrl+E",
                                           "Save the current ranking as CSV or a TREC run")
+        self.export_embeddings_action = self._action(
+            "Export em&beddings…", self.profile_panel.export_embeddings, None,
+            "Save word and person embeddings for the TensorBoard Projector "
+            "(vectors.tsv + metadata.tsv)")
+        self.export_embeddings_action.setEnabled(self.state.model is not None)
         quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit, "Quit")
         self.train_action = self._action("&Train", tp.start_training, "Ctrl+T",
                                          "Train a model on the open collection")
@@ -149,7 +162,8 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         for a in (self.open_action, self.open_file_action, self.demo_action, self.topics_action,
-                  self.qrels_action, self.model_action, self.export_action):
+                  self.qrels_action, self.model_action, self.export_action,
+                  self.export_embeddings_action):
             file_menu.addAction(a)
         file_menu.addSeparator()
         file_menu.addAction(quit_action)

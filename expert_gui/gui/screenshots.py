@@ -1,7 +1,7 @@
 """`expert-gui --screenshot DIR`: bring every panel into a realistic state and save a PNG of each.
 
 Opens the demo collection (or the one given), trains a small model when none is loaded, ranks a
-topic, evaluates the topic set, and photographs the window at 1280x800 with each panel in front.
+topic, profiles its first person, evaluates the topic set, and photographs the window at 1280x800 with each panel in front.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ FILES = {
     "Entropy": "entropy.png",
     "Nearest terms": "nearest-terms.png",
     "Model 2 comparison": "comparison.png",
+    "Profile": "profile.png",
 }
 
 
@@ -64,8 +65,11 @@ def prepare(window, collection: Path | None = None, query: str | None = None,
     window.query_panel.results.selectRow(0)
     ranking = state.ranking
     if ranking is not None and len(ranking):
-        window.collection_panel.select_person(ranking.person_ids[ranking.people[0]])
+        top = ranking.person_ids[ranking.people[0]]
+        window.collection_panel.select_person(top)
         window.collection_panel.documents_list.setCurrentRow(0)
+        state.profile_requested.emit(top)
+        wait_until(lambda: window.profile_panel.profile is not None, timeout_s)
     if state.topics:
         window.entropy_panel.compute()
         wait_until(lambda: window.entropy_panel.result is not None, timeout_s)
@@ -73,6 +77,7 @@ def prepare(window, collection: Path | None = None, query: str | None = None,
         window.comparison_panel.evaluate()
         wait_until(lambda: window.comparison_panel.evaluation is not None, timeout_s)
     wait_until(lambda: window.neighbours_panel.word_map is not None, timeout_s)
+    wait_until(lambda: window.profile_panel.people_map is not None, timeout_s)
     wait_until(lambda: not state.runner.any_running(), timeout_s)
 
 

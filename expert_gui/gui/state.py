@@ -18,6 +18,7 @@ class AppState(QObject):
     model_changed = Signal(object)  # LogLinearModel or None
     topics_changed = Signal()  # topics and/or qrels
     query_requested = Signal(str)  # run this query (from any panel)
+    profile_requested = Signal(str)  # show this person's profile (a person id, from any panel)
     ranked = Signal(object)  # the log-linear Ranking of the current query
     message = Signal(str)  # a line for the status bar
 

@@ -12,7 +12,8 @@ from expert_gui.gui.main_window import MainWindow, settings
 
 pytestmark = pytest.mark.gui
 
-PANELS = ["Collection", "Training", "Query", "Entropy", "Nearest terms", "Model 2 comparison"]
+PANELS = ["Collection", "Training", "Query", "Entropy", "Nearest terms", "Model 2 comparison",
+          "Profile"]
 
 
 def test_every_panel_is_a_dock_and_the_menus_have_shortcuts(qtbot, window):

@@ -36,6 +36,7 @@ from expert_gui.core.evaluation.tables import (
 )
 from expert_gui.core.loading import load_collection
 from expert_gui.core.model import LogLinearModel
+from expert_gui.core.outputs import claim_output_folder
 from expert_gui.core.rankers import METHODS, make_ranker
 from expert_gui.core.storage import load_model, save_model
 from expert_gui.core.text import TextSettings
@@ -117,7 +118,7 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
     judgments = read_qrels(qrels)
     queries = {t.id: t.query for t in topic_list}
     scored = evaluated_topics(judgments, list(queries))
-    out = Path(out_dir)
+    out = claim_output_folder(out_dir, "experiment", is_legacy=_is_experiment_folder)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     result = ExperimentResult(out, settings, n_topics=len(queries), sources={
         "collection": str(collection_path), "topics": str(topics), "qrels": str(qrels)})
@@ -164,6 +165,11 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
         pass
     result.files += write_report(result)
     return result
+
+
+def _is_experiment_folder(folder: Path) -> bool:
+    """A folder an experiment wrote before folders were marked: it has its report and settings."""
+    return (folder / "report.md").is_file() and (folder / "settings.json").is_file()
 
 
 class _Stages:

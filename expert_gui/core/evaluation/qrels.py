@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from expert_gui.core.errors import TopicsError
+from expert_gui.core.inputs import read_regular
 
 Qrels = dict[str, dict[str, int]]
 """topic id -> person id -> relevance grade (0 = judged not relevant)."""
@@ -13,8 +14,8 @@ Qrels = dict[str, dict[str, int]]
 def text_lines(path: Path, what: str) -> list[str]:
     """A TREC-style file's lines; an unreadable file is a `TopicsError` naming it."""
     try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        return read_regular(path, TopicsError).decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
         raise TopicsError(path, None, f"cannot read {what}: {exc}") from exc
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import unquote
 
-from expert_gui.core.errors import TopicsError
+from expert_gui.core.errors import QueryError, TopicsError
 from expert_gui.core.evaluation.qrels import text_lines
 from expert_gui.core.ranking import Ranking
 
@@ -21,15 +23,43 @@ def run_from_rankings(rankings: Mapping[str, Ranking]) -> Run:
 
 def write_run(path: str | Path, rankings: Mapping[str, Ranking], tag: str) -> None:
     """Write a run trec_eval accepts. Scores are made strictly decreasing by rank (trec_eval sorts
-    by score, not by rank) so that its order is the ranking's own order, ties included."""
+    by score, not by rank) so that its order is the ranking's own order, ties included. Topic
+    ids, person ids and the tag go through `run_field`, so no id can add a field or a line."""
     lines = []
+    tag = run_field(tag)
     for topic, ranking in rankings.items():
+        topic = run_field(topic)
         previous = math.inf
         for rank, (pid, score) in enumerate(ranking.top(), start=1):
             score = min(float(score), math.nextafter(previous, -math.inf))
             previous = score
-            lines.append(f"{topic} Q0 {pid} {rank} {score!r} {tag}\n")
+            lines.append(f"{topic} Q0 {run_field(pid)} {rank} {score!r} {tag}\n")
     Path(path).write_text("".join(lines), encoding="utf-8")
+
+
+def run_field(text: str) -> str:
+    """One field of a run line: white space, '%' and characters that are not printable (control
+    and format characters, lone surrogates) written as %XX per UTF-8 byte, the escape of URLs.
+
+    A person id read from a collection may hold a space or a newline; written verbatim it would
+    split into fields or inject a line. `read_run` decodes the escapes, so ids read back exactly.
+    """
+    if _PLAIN_FIELD.fullmatch(text):
+        return text
+    if not text:
+        raise QueryError("an empty id or tag cannot be written to a run file")
+    return "".join(c if _PLAIN_FIELD.fullmatch(c) else
+                   "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
+                   for c in text)
+
+
+def _field_value(text: str) -> str:
+    return unquote(text, errors="surrogatepass") if "%" in text else text
+
+
+# Characters written as they are: printable, neither white space nor '%'.
+_PLAIN_FIELD = re.compile(r"[^\s%\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u2028-\u202e"
+                          r"\u2060-\u206f\ufeff\ud800-\udfff\ufff9-\ufffb]+")
 
 
 def read_run(path: str | Path) -> Run:
@@ -44,6 +74,7 @@ def read_run(path: str | Path) -> Run:
         if len(fields) != 6:
             raise TopicsError(path, number, f"expected 'topic Q0 person rank score tag', got {line!r}")
         topic, _, person, _, score, _ = fields
+        topic, person = _field_value(topic), _field_value(person)
         try:
             value = float(score)
         except ValueError:

@@ -11,10 +11,11 @@ from pathlib import Path
 from types import ModuleType
 
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.formats import bibtex, folder, gitlog, plaintext, trec
+from expert_gui.core.formats import bibtex, folder, gitlog, plaintext, ris, table, trec
 
 # Detection order: the most specific layouts first; a plain folder of text files is the fallback.
-FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (folder, gitlog, trec, bibtex, plaintext)}
+FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (folder, gitlog, trec, bibtex, ris, table,
+                                                     plaintext)}
 
 
 def detect_format(path: Path) -> str:
@@ -25,8 +26,9 @@ def detect_format(path: Path) -> str:
         if module.looks_like(path):
             return name
     raise CollectionError(path, None, "cannot tell the collection format: expected a folder, a "
-                                      "TREC file, a .bib file or a git repository (or --format "
-                                      + "|".join(FORMATS) + ")")
+                                      "TREC file, a .bib or .ris file, a table (.csv, .tsv, "
+                                      ".xlsx) with text and authors columns, or a git "
+                                      "repository (or --format " + "|".join(FORMATS) + ")")
 
 
 def reader(name: str, path: Path) -> ModuleType:

@@ -19,17 +19,21 @@ from expert_gui.core.formats.delimited import (
     read_rows,
 )
 from expert_gui.core.formats.reading import Progress, read_lines
+from expert_gui.core.inputs import require_regular
 
 DELIMITED_SUFFIXES = (".tsv", ".csv", ".tsv.gz", ".csv.gz")
 COMPANION_SUFFIXES = DELIMITED_SUFFIXES + (".txt", "")
 
 
 def companion(folder: Path, stem: str) -> Path | None:
-    """`folder/stem.tsv|csv|txt` (or no suffix), the first that exists."""
+    """`folder/stem.tsv|csv|txt` (or no suffix), the first that exists; one that is there but
+    is not a regular file (a FIFO, a device) is refused, not passed over."""
     for suffix in COMPANION_SUFFIXES:
         path = folder / f"{stem}{suffix}"
         if path.is_file():
             return path
+        if suffix and (path.exists() or path.is_symlink()):
+            require_regular(path, CollectionError)
     return None
 
 

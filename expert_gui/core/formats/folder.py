@@ -1,20 +1,27 @@
 """A folder of `documents.tsv|csv|jsonl`, `associations.tsv|csv` and optional `people.tsv|csv`.
 
-The layout of `../shared/data/*/`; the path may be the folder or its documents file. Delimited documents: a header naming `doc_id` (or `id`) and
-the text columns (`title`, `text`, `abstract`, ... joined in file order); without a header, the
-first column is the id and the last the text. JSONL: one object a line with `id` or `doc_id`,
-the text fields, and optionally its people inline (`"people": ["id", ...]`).
+The layout of `../shared/data/*/`; the path may be the folder or its documents file. Delimited
+documents: a header naming `doc_id` (or `id`) and the text columns (`title`, `text`,
+`abstract`, ... joined in file order), optionally a `date` (or `year`, `timestamp`) column;
+without a header, the first column is the id and the last the text. A header with an authors
+column, or without an id column, is read as a table (table.py): people inline, ids made from the
+lines, and no associations file needed. JSONL: one object a line with `id` or `doc_id`, the text
+fields, optionally a `date` (or `year`, `timestamp`) and its people inline
+(`"people": ["id", ...]`).
 """
 
 from __future__ import annotations
 
 import json
+from itertools import chain
 from pathlib import Path
 
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
+from expert_gui.core.formats import table
 from expert_gui.core.formats.associations import companion, read_associations, read_people
 from expert_gui.core.formats.delimited import (
+    DATE_COLUMNS,
     DOC_ID_COLUMNS,
     PEOPLE_COLUMNS,
     TEXT_COLUMNS,
@@ -22,6 +29,7 @@ from expert_gui.core.formats.delimited import (
     read_rows,
 )
 from expert_gui.core.formats.reading import Progress, file_state, read_lines
+from expert_gui.core.inputs import require_regular
 
 NAME = "folder"
 DOCUMENT_FILES = tuple(f"documents.{ext}" for ext in
@@ -34,9 +42,13 @@ def looks_like(path: Path) -> bool:
 
 def documents_file(path: Path) -> Path | None:
     """The documents file of a folder, or the path itself when it is one (`documents.tsv`)."""
-    if path.is_file():
+    if not path.is_dir():
         return path if path.name in DOCUMENT_FILES else None
-    return next((path / n for n in DOCUMENT_FILES if (path / n).is_file()), None)
+    for name in DOCUMENT_FILES:
+        if (path / name).exists():
+            require_regular(path / name, CollectionError)
+            return path / name
+    return None
 
 
 def input_files(path: Path, associations: Path | None, people: Path | None) -> list[Path]:
@@ -46,9 +58,10 @@ def input_files(path: Path, associations: Path | None, people: Path | None) -> l
                                           "documents.csv or documents.jsonl")
     path = docs.parent
     assoc = associations or companion(path, "associations")
-    if assoc is None and not docs.name.startswith("documents.jsonl"):
+    if assoc is None and not docs.name.startswith("documents.jsonl") and not _names_people(docs):
         raise CollectionError(path, None, "expected associations.tsv or associations.csv "
-                                          "beside the documents (or --associations FILE)")
+                                          "beside the documents (or --associations FILE), or "
+                                          "an authors column in them")
     people = people or companion(path, "people")
     return [f for f in (docs, assoc, people) if f is not None]
 
@@ -74,11 +87,27 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
         read_people(people, builder, progress)
 
 
+def _names_people(docs: Path) -> bool:
+    """A delimited documents file whose header has a people (authors) column, as JSONL may."""
+    columns = table.detect_columns(table.preview(docs, rows=0).header)
+    return columns is not None and bool(columns.people)
+
+
 def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
     where = str(path)
     id_col, text_cols, width = 0, None, 2  # text_cols None: the last column of each row
+    rows = read_rows(path, builder.report, progress)
+    head = next(rows, None)
+    if head is None:
+        return
+    columns = table.detect_columns(head[1], need_people=False)
+    if columns is not None and (columns.people or columns.id is None):
+        # its people inline, or no id column: read as a table (ids made from the lines)
+        table.read_rows_into(rows, head[1], columns, path, head[0], builder)
+        return
+    date_col = None
     first = True
-    for line, row in read_rows(path, builder.report, progress):
+    for line, row in chain([head], rows):
         if first:
             first = False
             i = find_column(row, DOC_ID_COLUMNS)
@@ -89,6 +118,7 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
                     raise CollectionError(path, line, "expected a text column (one of "
                                                       + ", ".join(TEXT_COLUMNS) + ")")
                 id_col, width = i, max(i, *text_cols) + 1
+                date_col = find_column(row, DATE_COLUMNS)
                 continue
         if len(row) < width:
             builder.report.add("malformed-record", path, line,
@@ -104,7 +134,8 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
             text = row[text_cols[0]]
         else:
             text = "\n".join(row[k] for k in text_cols)
-        builder.add_document(doc_id, text, where, line)
+        date = row[date_col] if date_col is not None and date_col < len(row) else ""
+        builder.add_document(doc_id, text, where, line, date=date)
 
 
 def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
@@ -118,6 +149,10 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
         if not isinstance(record, dict):
             builder.report.add("malformed-record", path, line, "expected a JSON object")
             continue
+        if "\\u" in raw and _has_surrogate(record):
+            builder.report.add("invalid-utf8", path, line, "a \\u escape of a lone surrogate, "
+                                                           "which is no character; read as U+FFFD")
+            record = _without_surrogates(record)
         doc_id = record.get("doc_id", record.get("id"))
         if not isinstance(doc_id, (str, int)) or isinstance(doc_id, bool) or str(doc_id) == "":
             builder.report.add("malformed-record", path, line,
@@ -125,6 +160,7 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
             continue
         parts = [record[k] for k in TEXT_COLUMNS if k in record]
         people = next((record[k] for k in PEOPLE_COLUMNS if k in record), [])
+        date = next((record[k] for k in DATE_COLUMNS if k in record), "")
         if not all(isinstance(p, str) for p in parts) or not isinstance(people, list):
             builder.report.add("malformed-record", path, line,
                                "expected text fields as strings and people as a list")
@@ -142,4 +178,25 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
                                    f"expected a person id, found {person!r}")
                 continue
             ids.append(person)
-        builder.add_document(str(doc_id), "\n".join(parts), path, line, people=ids)
+        date = "" if date is None or isinstance(date, bool) else str(date)
+        builder.add_document(str(doc_id), "\n".join(parts), path, line, people=ids, date=date)
+
+
+def _has_surrogate(value) -> bool:
+    if isinstance(value, str):
+        return any("\ud800" <= c <= "\udfff" for c in value)
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    return isinstance(value, list) and any(map(_has_surrogate, value))
+
+
+def _without_surrogates(value):
+    """JSON's \\u escapes can spell a lone surrogate, which no file, terminal or widget takes:
+    each becomes U+FFFD, as bytes that are not UTF-8 do."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    return value

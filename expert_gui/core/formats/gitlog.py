@@ -2,8 +2,8 @@
 
 Identities are read through git itself (`git log --use-mailmap`), so the repository's .mailmap
 merges them. A document's id is the commit's abbreviated hash (12 digits or more, as git keeps
-it unique); a person's id is the mapped name lower-cased with '-' between words, the e-mail
-address when the name has no letters or digits.
+it unique), its date the author date; a person's id is the mapped name lower-cased with '-'
+between words, the e-mail address when the name has no letters or digits.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from expert_gui.core.formats.reading import Progress, file_state
 from expert_gui.core.text import TOKEN_RE
 
 NAME = "git"
-_FORMAT = "%h%x1f%aN%x1f%aE%x1f%B"
+_FORMAT = "%h%x1f%aN%x1f%aE%x1f%aI%x1f%B"  # %aI: the author date, ISO 8601
 _CHUNK = 1 << 20
 
 
@@ -89,11 +89,11 @@ def _add_commit(record: bytes, where: str, n: int, builder: CollectionBuilder) -
         text = record.decode("utf-8", "replace")
         builder.report.add("invalid-utf8", where, n, f"commit {text[:12]}: bytes that are not "
                                                      "valid UTF-8 replaced by U+FFFD")
-    fields = text.split("\x1f", 3)
-    if len(fields) != 4:
+    fields = text.split("\x1f", 4)
+    if len(fields) != 5:
         builder.report.add("malformed-record", where, n, "expected a commit record from git log")
         return
-    commit, name, email, message = fields
+    commit, name, email, date, message = fields
     pid = person_id(name, email)
     builder.add_person(pid, name or email, where, n)
-    builder.add_document(commit, message.strip(), where, n, people=[pid])
+    builder.add_document(commit, message.strip(), where, n, people=[pid], date=date)

@@ -16,8 +16,10 @@ from expert_gui.core.formats.reading import (
     decode_bytes,
     file_state,
     present,
+    report_skipped,
     visible_files,
 )
+from expert_gui.core.inputs import read_regular
 
 NAME = "text"
 
@@ -26,8 +28,8 @@ def looks_like(path: Path) -> bool:
     return path.is_dir()
 
 
-def input_files(path: Path, associations: Path | None,
-                people: Path | None) -> tuple[list[Path], Path, Path | None]:
+def input_files(path: Path, associations: Path | None, people: Path | None,
+                skipped: list | None = None) -> tuple[list[Path], Path, Path | None]:
     if not path.is_dir():
         raise CollectionError(path, None, "expected a folder of plain-text files")
     assoc = associations or companion(path, "associations")
@@ -35,7 +37,7 @@ def input_files(path: Path, associations: Path | None,
         raise CollectionError(path, None, "expected an associations file (associations.tsv in "
                                           "the folder, or --associations FILE)")
     people = people or companion(path, "people")
-    docs = [f for f in visible_files(path) if f not in (assoc, people)]
+    docs = [f for f in visible_files(path, skipped) if f not in (assoc, people)]
     return docs, assoc, people
 
 
@@ -45,13 +47,12 @@ def sources(path: Path, associations: Path | None, people: Path | None) -> list[
 
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
-    docs, assoc, people = input_files(path, associations, people)
+    skipped: list = []
+    docs, assoc, people = input_files(path, associations, people, skipped)
+    report_skipped(builder.report, skipped)
     progress.total = sum(f.stat().st_size for f in present(docs, assoc, people))
     for f in docs:
-        try:
-            data = f.read_bytes()
-        except OSError as exc:
-            raise CollectionError(f, None, f"cannot read: {exc.strerror or exc}") from exc
+        data = read_regular(f, CollectionError)
         if b"\0" in data:
             builder.report.add("malformed-record", f, None, "expected a text file (it holds NUL "
                                                             "bytes); skipped")

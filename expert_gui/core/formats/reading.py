@@ -10,6 +10,7 @@ import codecs
 import gzip
 import io
 import os
+import stat
 import threading
 import time
 import zlib
@@ -19,6 +20,7 @@ from typing import NamedTuple
 
 from expert_gui.core.collection import LoadReport
 from expert_gui.core.errors import CollectionError
+from expert_gui.core.inputs import content_hash, kind_of, open_regular
 
 # Seconds between two progress events; the stop flag is asked as often.
 _EVENT_INTERVAL = 0.1
@@ -87,9 +89,8 @@ def present(docs: list[Path], *others: Path | None) -> list[Path]:
 
 
 def file_state(path: Path) -> str:
-    """What identifies a file's content for the cache: path, size and modification time."""
-    st = path.stat()
-    return f"{path.resolve()}\t{st.st_size}\t{st.st_mtime_ns}"
+    """What identifies a file for the cache: its path and a hash of its content."""
+    return f"{path.resolve()}\t{content_hash(path, CollectionError)}"
 
 
 # What reading a file that is not what it claims raises (a cut or corrupt gzip stream, ...).
@@ -111,11 +112,7 @@ class TextFile:
         self._label = f"reading {path.name}"
 
     def __enter__(self) -> TextFile:
-        try:
-            self._raw = open(self.path, "rb")  # noqa: SIM115 - closed in __exit__
-        except OSError as exc:
-            raise CollectionError(self.path, None,
-                                  f"cannot open: {exc.strerror or exc}") from exc
+        self._raw = open_regular(self.path, CollectionError)
         stream = gzip.GzipFile(fileobj=self._raw) if self.path.name.endswith(".gz") else self._raw
         self.text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors=_COUNTING_REPLACE,
                                      newline="")
@@ -141,9 +138,9 @@ class TextFile:
         return CollectionError(self.path, line, f"expected a readable text file: {exc}")
 
     def _report_bad_lines(self) -> None:
-        opener = gzip.open if self.path.name.endswith(".gz") else open
         line_no = 0
-        with opener(self.path, "rb") as f:
+        with open_regular(self.path, CollectionError) as raw, \
+                (gzip.GzipFile(fileobj=raw) if self.path.name.endswith(".gz") else raw) as f:
             for chunk in f:
                 for line in chunk.splitlines() or [b""]:
                     line_no += 1
@@ -184,10 +181,45 @@ def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
     return text.removeprefix("\ufeff")
 
 
-def visible_files(folder: Path) -> list[Path]:
-    """Every regular file under a folder, skipping hidden files and folders, in sorted order."""
-    out = []
-    for root, dirs, files in os.walk(folder):
+def visible_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> list[Path]:
+    """Every regular file under a folder, in sorted order (see `walk_files`)."""
+    return list(walk_files(folder, skipped))
+
+
+def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
+    """The regular files under a folder, lazily, folder by folder in sorted order.
+
+    Hidden files and folders, anything that is not a regular file (a FIFO, a device) and
+    folders that cannot be read are left out, each added to `skipped` with the reason.
+    """
+    def note(path: Path, why: str) -> None:
+        if skipped is not None:
+            skipped.append((path, why))
+
+    def unreadable(exc: OSError) -> None:
+        note(Path(exc.filename or folder), f"folder not read: {exc.strerror or exc}")
+
+    for root, dirs, files in os.walk(folder, onerror=unreadable):
+        base = Path(root)
+        for d in sorted(d for d in dirs if d.startswith(".")):
+            note(base / d, "hidden folder; not read")
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        out += [Path(root) / f for f in sorted(files) if not f.startswith(".")]
-    return [p for p in out if p.is_file()]
+        for name in sorted(files):
+            path = base / name
+            if name.startswith("."):
+                note(path, "hidden file; not read")
+                continue
+            try:
+                mode = path.stat().st_mode
+            except OSError as exc:
+                note(path, f"not read: {exc.strerror or exc}")
+                continue
+            if stat.S_ISREG(mode):
+                yield path
+            else:
+                note(path, f"{kind_of(mode)}; not read")
+
+
+def report_skipped(report: LoadReport, skipped: list[tuple[Path, str]]) -> None:
+    for path, why in skipped:
+        report.add("skipped-file", path, None, why)

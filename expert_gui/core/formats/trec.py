@@ -1,7 +1,7 @@
 """TREC text files: `<DOC><DOCNO>id</DOCNO> ... </DOC>`, several per file, optionally gzipped.
 
 The path is one such file or a folder of them. Markup inside a document (TREC fields, HTML) is
-stripped with the standard library's HTML parser; `<DOCHDR>` (web crawl headers) is dropped.
+stripped in one linear pass; `<DOCHDR>` (web crawl headers) is dropped.
 Associations come from `--associations` or an `associations.*` file beside the documents, in the
 TREC/SERT form `person_id doc_id [score]`.
 """
@@ -9,37 +9,48 @@ TREC/SERT form `person_id doc_id [score]`.
 from __future__ import annotations
 
 import gzip
+import html
 import re
-import zlib
-from html.parser import HTMLParser
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats.associations import companion, read_associations, read_people
-from expert_gui.core.formats.reading import Progress, file_state, present, read_lines, visible_files
+from expert_gui.core.formats.reading import (
+    UNREADABLE,
+    Progress,
+    file_state,
+    present,
+    read_lines,
+    report_skipped,
+    walk_files,
+)
+from expert_gui.core.inputs import open_regular
 
 NAME = "trec"
 _DOC_TAG = re.compile(r"<(/?)DOC>", re.IGNORECASE)
-_DOCNO = re.compile(r"<DOCNO>\s*(.*?)\s*</DOCNO>", re.IGNORECASE | re.DOTALL)
-_DOCHDR = re.compile(r"<DOCHDR>.*?</DOCHDR>", re.IGNORECASE | re.DOTALL)
+_DOCNO = (re.compile(r"<DOCNO>", re.IGNORECASE), re.compile(r"</DOCNO>", re.IGNORECASE))
+_DOCHDR = (re.compile(r"<DOCHDR>", re.IGNORECASE), re.compile(r"</DOCHDR>", re.IGNORECASE))
 _SKIPPED_TAGS = ("script", "style")
 
 
 def looks_like(path: Path) -> bool:
-    """A file (or the first files of a folder) whose text starts with `<DOC>`."""
-    files = _document_files(path)[:5] if path.is_dir() else [path]
+    """A file (or one of the first files of a folder) whose text starts with `<DOC>`; only those
+    few files are looked at, so a large folder is not walked."""
+    files = islice(_document_files(path), 5) if path.is_dir() else [path]
     return any(_head(f).lstrip().upper().startswith(b"<DOC>") for f in files)
 
 
 def _head(path: Path, size: int = 512) -> bytes:
     try:
-        if path.name.endswith(".gz"):
-            with gzip.open(path, "rb") as f:
-                return f.read(size)
-        with open(path, "rb") as f:
-            return f.read(size)
-    except (OSError, EOFError, zlib.error):
+        with open_regular(path, CollectionError) as raw:
+            if path.name.endswith(".gz"):
+                with gzip.GzipFile(fileobj=raw) as f:
+                    return f.read(size)
+            return raw.read(size)
+    except (CollectionError, *UNREADABLE):
         return b""
 
 
@@ -47,16 +58,16 @@ def _companion_dir(path: Path) -> Path:
     return path if path.is_dir() else path.parent
 
 
-def _document_files(path: Path) -> list[Path]:
+def _document_files(path: Path, skipped: list | None = None) -> Iterator[Path]:
     if not path.is_dir():
-        return [path]
-    return [f for f in visible_files(path)
-            if not f.name.startswith(("associations.", "people.")) or f.parent != path]
+        return iter([path])
+    return (f for f in walk_files(path, skipped)
+            if not f.name.startswith(("associations.", "people.")) or f.parent != path)
 
 
-def input_files(path: Path, associations: Path | None,
-                people: Path | None) -> tuple[list[Path], Path, Path | None]:
-    docs = _document_files(path)
+def input_files(path: Path, associations: Path | None, people: Path | None,
+                skipped: list | None = None) -> tuple[list[Path], Path, Path | None]:
+    docs = list(_document_files(path, skipped))
     if not docs:
         raise CollectionError(path, None, "expected TREC files (<DOC> ... </DOC>)")
     assoc = associations or companion(_companion_dir(path), "associations")
@@ -73,7 +84,9 @@ def sources(path: Path, associations: Path | None, people: Path | None) -> list[
 
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
-    docs, assoc, people = input_files(path, associations, people)
+    skipped: list = []
+    docs, assoc, people = input_files(path, associations, people, skipped)
+    report_skipped(builder.report, skipped)
     progress.total = sum(f.stat().st_size for f in present(docs, assoc, people))
     for f in docs:
         read_trec_file(f, builder, progress, required=not path.is_dir())
@@ -132,39 +145,79 @@ def read_trec_file(path: Path, builder: CollectionBuilder, progress: Progress, *
 
 
 def _add_document(body: str, path: Path, line: int, builder: CollectionBuilder) -> None:
-    m = _DOCNO.search(body)
-    if m is None or not m.group(1):
+    docno = _element(body, *_DOCNO)
+    doc_id = body[docno[1]:docno[2]].strip() if docno else ""
+    if not doc_id:
         builder.report.add("malformed-record", path, line,
                            "expected <DOCNO>id</DOCNO> in the document; document skipped")
         return
-    rest = _DOCHDR.sub(" ", body[: m.start()] + " " + body[m.end():])
-    builder.add_document(m.group(1), strip_markup(rest), path, line)
+    rest = body[: docno[0]] + " " + body[docno[3]:]
+    parts, pos = [], 0
+    while (header := _element(rest, *_DOCHDR, pos)) is not None:  # web crawl headers: dropped
+        parts += [rest[pos:header[0]], " "]
+        pos = header[3]
+    parts.append(rest[pos:])
+    builder.add_document(doc_id, strip_markup("".join(parts)), path, line)
 
 
-class _TextOnly(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._skipping = 0
+def _element(text: str, opener: re.Pattern, closer: re.Pattern,
+             pos: int = 0) -> tuple[int, int, int, int] | None:
+    """(start, content start, content end, end) of the first opener ... closer from `pos`.
 
-    def handle_starttag(self, tag, attrs):
-        if tag in _SKIPPED_TAGS:
-            self._skipping += 1
-        self.parts.append(" ")
+    Two searches, each from where the last stopped, so a text of many openers and no closer
+    costs one pass (a lazy `<X>.*?</X>` pattern retried at every opener took quadratic time).
+    """
+    start = opener.search(text, pos)
+    if start is None:
+        return None
+    end = closer.search(text, start.end())
+    if end is None:
+        return None
+    return start.start(), start.end(), end.start(), end.end()
 
-    def handle_endtag(self, tag):
-        if tag in _SKIPPED_TAGS and self._skipping:
-            self._skipping -= 1
-        self.parts.append(" ")
 
-    def handle_data(self, data):
-        if not self._skipping:
-            self.parts.append(data)
+_MARKUP = re.compile(r"<(?:(!--)|/?([A-Za-z][A-Za-z0-9]*)|[!?/])")
+_SKIPPED_CONTENT = {tag: re.compile(rf"</{tag}\b", re.IGNORECASE) for tag in _SKIPPED_TAGS}
 
 
 def strip_markup(text: str) -> str:
-    """The text of an HTML (or TREC field) fragment: tags dropped, entities decoded."""
-    parser = _TextOnly()
-    parser.feed(text)
-    parser.close()
-    return "".join(parser.parts).strip()
+    """The text of an HTML (or TREC field) fragment: tags, comments and script or style content
+    dropped, entities decoded.
+
+    One pass from left to right: each construct is looked for from where the last one ended,
+    and a closer found missing once (an unclosed comment, a '<' without '>') is never looked for
+    again, so the time is linear in the text (html.parser took quadratic time on a text of many
+    unclosed `<!--`). A construct that is never closed is kept as text.
+    """
+    out, pos, start = [], 0, 0
+    missing: dict[object, int] = {}  # closer -> a position from which it is known absent
+
+    def find(closer, at: int) -> int:
+        if at >= missing.get(closer, len(text) + 1):
+            return -1
+        if isinstance(closer, str):
+            found = text.find(closer, at)
+        else:
+            m = closer.search(text, at)
+            found = m.start() if m else -1
+        if found < 0:
+            missing[closer] = at
+        return found
+
+    while (m := _MARKUP.search(text, start)) is not None:
+        closer = "-->" if m.group(1) else ">"
+        end = find(closer, m.end())
+        if end < 0:
+            start = m.start() + 1  # not markup after all: its '<' stays text
+            continue
+        end += len(closer)
+        tag = (m.group(2) or "").lower()
+        if tag in _SKIPPED_CONTENT and not m.group(0).startswith("</"):
+            close = find(_SKIPPED_CONTENT[tag], end)
+            if close >= 0:
+                after = find(">", close)
+                end = len(text) if after < 0 else after + 1
+        out += [text[pos:m.start()], " "]
+        pos = start = end
+    out.append(text[pos:])
+    return html.unescape("".join(out)).strip()

@@ -29,10 +29,12 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.evaluation.qrels import read_qrels
 from expert_gui.core.formats.reading import LoadProgress
+from expert_gui.core.formats.table import TableColumns
 from expert_gui.core.loading import load_collection
 from expert_gui.core.topics import read_topics
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
+from expert_gui.gui.table_columns import choose_table_columns, needs_columns
 from expert_gui.gui.widgets import boxed, fill_table, item, make_table
 
 # Problems listed one by one in the report (all are counted; a huge list would only slow the view).
@@ -118,6 +120,9 @@ class CollectionPanel(QWidget):
             self.people_view.fontMetrics().height() + 8)
         self.people_view.horizontalHeader().setStretchLastSection(True)
         self.people_view.selectionModel().currentRowChanged.connect(self._show_person)
+        self.people_view.doubleClicked.connect(lambda index: self.state.profile_requested.emit(
+            self.people_proxy.index(index.row(), 0).data()))
+        self.people_view.setToolTip("Double-click a person to see their profile")
 
         self.documents_list = QListWidget()
         self.documents_list.currentItemChanged.connect(self._show_document)
@@ -169,20 +174,25 @@ class CollectionPanel(QWidget):
         """A single-file collection: TREC documents or a BibTeX file."""
         path, _ = QFileDialog.getOpenFileName(
             self, "Open a collection file", "",
-            "Collections (*.bib *.trec *.xml *.txt *.gz *.tsv);;All files (*)")
+            "Collections (*.bib *.ris *.csv *.tsv *.xlsx *.trec *.xml *.txt *.gz);;All files (*)")
         if path:
             self.open_collection(Path(path))
 
-    def open_collection(self, path: Path) -> None:
-        """Load in the background; a load started while another runs replaces it."""
+    def open_collection(self, path: Path, columns: TableColumns | None = None) -> None:
+        """Load in the background; a load started while another runs replaces it. A table of
+        publications first shows its columns, to be confirmed or changed."""
         path = Path(path)
+        if columns is None and needs_columns(path):
+            choose_table_columns(self, self.state.runner, path,
+                                 lambda chosen: self.open_collection(path, chosen))
+            return
         self.progress.setVisible(True)
         self.cancel_button.setVisible(True)
         self.progress.setRange(0, 0)
         self.progress.setFormat(f"Loading {path.name}…")
         self.state.message.emit(f"Loading {path}…")
         self.state.runner.start(
-            "load", load_collection, path,
+            "load", load_collection, path, columns=columns,
             on_progress=self._on_progress,
             on_success=lambda collection: self._loaded(collection, path),
             on_failure=lambda exc, tb: self._failed(f"Cannot open {path.name}", exc, tb),

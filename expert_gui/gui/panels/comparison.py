@@ -143,7 +143,9 @@ class ComparisonPanel(QWidget):
         self.rank_boxes = {}
         sides = QSplitter(Qt.Orientation.Horizontal)
         for key, table in self.rank_tables.items():
-            table.setToolTip("Δ: places gained (green) or lost (red) against the log-linear model")
+            table.setToolTip("Δ: places gained (green) or lost (red) against the log-linear model. "
+                             "Double-click a person to see their profile")
+            table.cellDoubleClicked.connect(lambda row, _c, t=table: self._open_profile(t, row))
             self.rank_boxes[key] = boxed(self.rank_titles[key], table)
             sides.addWidget(self.rank_boxes[key])
 
@@ -236,11 +238,18 @@ class ComparisonPanel(QWidget):
                 cell = item(f"{delta:+d}" if delta else "·", align_right=True)
                 if key != "loglinear" and delta:
                     cell.setBackground(BETTER if delta > 0 else WORSE)
-                rows.append([rank, cell, names.get(pid, pid)])
+                person = item(names.get(pid, pid), tooltip=pid)
+                person.setData(Qt.ItemDataRole.UserRole, pid)
+                rows.append([rank, cell, person])
             fill_table(self.rank_tables[key], rows)
         self.query_label.setText(f"“{ranking.query}”: the top {SHOWN} of each method; Δ is the "
                                  "number of places a person moved up (+) or down (−) against "
                                  "the log-linear ranking.")
+
+    def _open_profile(self, table, row: int) -> None:
+        cell = table.item(row, 2)
+        if cell is not None:
+            self.state.profile_requested.emit(cell.data(Qt.ItemDataRole.UserRole))
 
     # -- the topic set ------------------------------------------------------------------------------
     def _update_evaluate(self) -> None:

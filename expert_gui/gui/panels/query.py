@@ -95,6 +95,9 @@ class QueryPanel(QWidget):
         self.results.setItemDelegateForColumn(4, BarDelegate(self.results))
         self.results.horizontalHeader().setMinimumSectionSize(60)
         self.results.currentCellChanged.connect(lambda row, *_: self._explain(row))
+        self.results.cellDoubleClicked.connect(
+            lambda row, _c: self.state.profile_requested.emit(self.results.item(row, 1).text()))
+        self.results.setToolTip("Double-click a person to see their profile")
         self.words_table = make_table(["Query word", "log P(c|w)", "P(c|w)", ""])
         self.words_table.setItemDelegateForColumn(3, BarDelegate(self.words_table))
         self.docs_table = make_table(["Document", "Matches", "Query words"])

@@ -34,8 +34,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.errors import ModelFileError
 from expert_gui.core.paths import models_dir
-from expert_gui.core.storage import MANIFEST_FILE, load_model
+from expert_gui.core.storage import MANIFEST_FILE, load_model, read_manifest
 from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
@@ -118,8 +119,8 @@ def saved_models() -> list[tuple[Path, dict]]:
     found = []
     for manifest in models_dir().glob(f"*/{MANIFEST_FILE}"):
         try:
-            meta = json.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            meta = read_manifest(manifest.parent)
+        except ModelFileError:
             continue  # a damaged folder is listed by nothing; opening it by hand explains why
         found.append((manifest.parent, meta))
     found.sort(key=lambda pm: pm[0].stat().st_mtime, reverse=True)
@@ -479,9 +480,8 @@ class TrainingPanel(QWidget):
             return
         folder = Path(it.data(Qt.ItemDataRole.UserRole))
         try:
-            meta = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
-            settings = TrainSettings.from_dict(meta["settings"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            settings = TrainSettings.from_dict(read_manifest(folder)["settings"])
+        except (ModelFileError, ValueError, TypeError) as exc:
             show_error(self, f"Cannot continue {folder.name}", exc)
             return
         for f in dataclasses.fields(TrainSettings):

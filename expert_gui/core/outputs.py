@@ -1,0 +1,136 @@
+"""Output folders: written only when they are the program's own, by one writer at a time.
+
+`claim_output_folder` accepts a folder that does not exist yet (it is created), an empty one, or
+one that holds the marker file `.expert-gui` written at its first claim; a folder an older
+version wrote (before markers) is recognised by its content and marked. Anything else is
+refused with a message, so a user's files are never overwritten, and `remove_own` deletes a
+folder only when everything in it is what the program writes there. `locked` holds a folder
+against a second writer (an OS file lock, released when the process dies, even by kill -9).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from expert_gui.core.errors import OutputFolderError
+
+MARKER = ".expert-gui"
+LOCK = ".expert-gui.lock"
+# What a folder's layout may hold: a file name -> None, a sub-folder's name -> its own layout.
+Layout = Mapping[str, "Layout | None"]
+
+
+def claim_output_folder(folder: str | Path, kind: str,
+                        is_legacy: Callable[[Path], bool] = lambda folder: False) -> Path:
+    """Make `folder` ready for the program to write `kind` output (a model, an experiment)
+    into, or refuse it; `is_legacy(folder)` recognises an unmarked folder an older version
+    wrote."""
+    folder = Path(folder).expanduser()
+    check_output_folder(folder, is_legacy)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        marker = folder / MARKER
+        if not marker.exists():
+            tmp = folder / (MARKER + ".tmp")
+            tmp.write_text(json.dumps({"written_by": "expert-gui", "kind": kind}) + "\n",
+                           encoding="utf-8")
+            os.replace(tmp, marker)
+    except OSError as exc:
+        raise OutputFolderError(folder, f"cannot write here: {exc.strerror or exc}") from exc
+    return folder
+
+
+def check_output_folder(folder: str | Path,
+                        is_legacy: Callable[[Path], bool] = lambda folder: False) -> None:
+    """Raise OutputFolderError unless `claim_output_folder` could write into `folder`; changes
+    nothing (so a command can check its output folder before long work)."""
+    folder = Path(folder).expanduser()
+    if folder.exists() or folder.is_symlink():
+        if not folder.is_dir():
+            raise OutputFolderError(folder, "expected a folder; this is a file")
+        entries = sorted(os.listdir(folder))
+        if entries and MARKER not in entries and not is_legacy(folder):
+            shown = ", ".join(entries[:5]) + (" ..." if len(entries) > 5 else "")
+            raise OutputFolderError(folder, f"the folder holds files expert-gui did not write "
+                                            f"({shown}); choose a new or empty folder")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise OutputFolderError(folder, "cannot write here: permission denied")
+        return
+    parent = folder.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputFolderError(folder, f"cannot create it: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputFolderError(folder, f"cannot create it: {parent} is not writable")
+
+
+def owned_by_layout(folder: Path, layout: Layout) -> bool:
+    """Whether everything in `folder` (recursively) is a name of `layout`, of the right kind."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return False
+    for entry in entries:
+        if entry.name not in layout:
+            return False
+        sub = layout[entry.name]
+        if sub is None:
+            if not entry.is_file(follow_symlinks=False):
+                return False
+        elif not entry.is_dir(follow_symlinks=False) or not owned_by_layout(Path(entry.path), sub):
+            return False
+    return True
+
+
+def remove_own(folder: Path, layout: Layout) -> None:
+    """Delete a folder the program wrote; refuse (OutputFolderError) when it holds anything
+    else, so a file a user put there is never lost. A missing folder is left as it is."""
+    if not (folder.exists() or folder.is_symlink()):
+        return
+    if folder.is_symlink() or not owned_by_layout(folder, layout):
+        raise OutputFolderError(folder, "holds files expert-gui did not write; move them away "
+                                        "and try again (nothing was deleted)")
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            remove_own(Path(entry.path), layout[entry.name])
+        else:
+            os.unlink(entry.path)
+    os.rmdir(folder)
+
+
+@contextmanager
+def locked(folder: Path, what: str) -> Iterator[None]:
+    """Hold `folder` against every other writer for the duration; a second one is refused."""
+    lock = FileLock(str(folder / LOCK), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise OutputFolderError(folder, f"another expert-gui run is {what} into this folder; "
+                                        "wait for it to finish or choose another folder") from None
+    except OSError as exc:
+        raise OutputFolderError(folder, f"cannot lock it: {exc.strerror or exc}") from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def fsync_folder(folder: Path) -> None:
+    """Make the renames inside a folder durable (where the platform allows opening folders)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

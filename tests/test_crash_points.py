@@ -1,0 +1,82 @@
+"""Crash points (issue 11): `train` killed (kill -9) just before each of its renames, then run
+again with --resume, ends with the model of an uninterrupted run, bit for bit; nothing the run
+did not write is touched, and a crash before the first checkpoint says so and starts afresh."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fixtures.training import FOLDER
+
+from expert_gui.cli import main
+from expert_gui.core.storage import load_model
+
+HARNESS = Path(__file__).parent / "fixtures" / "crash" / "kill_at_rename.py"
+# 12 steps: checkpoints at steps 5 and 10 (which replaces the first), and the final one.
+TRAIN = ["--dim", "8", "--batch-size", "16", "--epochs", "2", "--checkpoint-every", "5",
+         "--threads", "1", "--seed", "4"]
+
+
+def run_killed_at(n: int, out: Path, home: Path, log: Path) -> int:
+    env = dict(os.environ, EXPERT_GUI_HOME=str(home), PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, str(HARNESS), str(n), str(log), "--", "train",
+                           str(FOLDER), "--out", str(out), *TRAIN], env=env,
+                          capture_output=True, timeout=300)
+    return done.returncode
+
+
+def arrays(model):
+    return [model.word_embeddings, model.candidate_weights, model.candidate_bias]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The uninterrupted run, in a child like the others, and the renames it made."""
+    root = tmp_path_factory.mktemp("reference")
+    log = root / "renames.log"
+    assert run_killed_at(0, root / "model", root / "home", log) == 0
+    renames = log.read_text().splitlines()
+    return load_model(root / "model"), renames
+
+
+def test_the_run_renames_at_every_save(reference):
+    _, renames = reference
+    targets = [Path(line.split(" -> ")[1]).name for line in renames]
+    # the collection cache, the folder's marker, three checkpoint saves (the first one rename,
+    # the others two), the two model files
+    assert targets.count("checkpoint") == 3 and targets.count("checkpoint.old") == 2
+    assert targets[-2:] == ["model.safetensors", "manifest.json"]
+    assert targets[1] == ".expert-gui" and len(targets) == 9
+
+
+@pytest.mark.slow
+def test_a_kill_at_any_rename_resumes_to_the_same_model(reference, tmp_path, monkeypatch,
+                                                         capsys):
+    whole, renames = reference
+    targets = [Path(line.split(" -> ")[1]).name for line in renames]
+    first_checkpoint = targets.index("checkpoint") + 1  # complete once this rename is done
+    for n in range(1, len(renames) + 1):
+        out, home = tmp_path / f"out{n}", tmp_path / f"home{n}"
+        (tmp_path / "mine.txt").write_text("not the trainer's")
+        code = run_killed_at(n, out, home, tmp_path / f"log{n}")
+        assert code == -signal.SIGKILL, f"rename {n} was not reached"
+        monkeypatch.setenv("EXPERT_GUI_HOME", str(home))
+        args = ["train", str(FOLDER), "--out", str(out), *TRAIN]
+        if main([*args, "--resume"]) != 0:
+            # killed before the first checkpoint was complete: nothing to resume, and it says so
+            assert n <= first_checkpoint, f"killed before rename {n}: the resume failed"
+            assert "no checkpoint to resume from" in capsys.readouterr().err
+            assert not (out / "checkpoint" / "state.json").exists()
+            assert main(args) == 0
+        model = load_model(out)
+        for a, b in zip(arrays(model), arrays(whole), strict=True):
+            np.testing.assert_array_equal(a, b, err_msg=f"killed before rename {n}")
+        assert model.history == whole.history
+        left = sorted(p.name for p in out.iterdir())
+        assert left == [".expert-gui", ".expert-gui.lock", "checkpoint", "manifest.json",
+                        "model.safetensors"], (n, left)
+        assert (tmp_path / "mine.txt").read_text() == "not the trainer's"

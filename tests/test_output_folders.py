@@ -1,0 +1,113 @@
+"""Output folders (issue 11): nothing the program did not write is deleted or overwritten, a bad
+--out is refused before any work, and one folder has one trainer at a time."""
+
+import json
+import os
+
+import pytest
+from fixtures.training import FOLDER, load_training_fixture
+
+from expert_gui.cli import main
+from expert_gui.core.errors import OutputFolderError
+from expert_gui.core.outputs import MARKER, locked, remove_own
+from expert_gui.core.storage import MODEL_LAYOUT, load_model
+from expert_gui.core.training import TrainSettings, train
+
+FAST = ["--dim", "8", "--batch-size", "64", "--epochs", "1"]
+TINY = TrainSettings(dim=8, batch_size=64, epochs=1)
+
+
+@pytest.fixture(scope="module")
+def collection():
+    return load_training_fixture()
+
+
+def test_a_users_checkpoint_folder_is_never_deleted(tmp_path, capsys):
+    # issue 11's reproducer: mkdir -p u/checkpoint; echo x > u/checkpoint/thesis.tex; train
+    (tmp_path / "u" / "checkpoint").mkdir(parents=True)
+    (tmp_path / "u" / "checkpoint" / "thesis.tex").write_text("x\n")
+    assert main(["train", str(FOLDER), "--out", str(tmp_path / "u"), *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "did not write (checkpoint)" in err and err.count("\n") == 1
+    assert (tmp_path / "u" / "checkpoint" / "thesis.tex").read_text() == "x\n"
+    assert os.listdir(tmp_path / "u") == ["checkpoint"]
+
+
+def test_a_non_empty_foreign_folder_is_refused_and_an_empty_one_taken(tmp_path, collection):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("mine")
+    with pytest.raises(OutputFolderError, match=r"holds files expert-gui did not write \(todo"):
+        train(collection, TINY, out_dir=tmp_path / "notes")
+    assert os.listdir(tmp_path / "notes") == ["todo.txt"]
+    (tmp_path / "empty").mkdir()
+    train(collection, TINY, out_dir=tmp_path / "empty")
+    marker = json.loads((tmp_path / "empty" / MARKER).read_text())
+    assert marker == {"written_by": "expert-gui", "kind": "model"}
+    train(collection, TINY, out_dir=tmp_path / "empty")  # its own folder: written again
+
+
+def test_a_model_folder_of_an_older_version_is_recognised(tmp_path, collection):
+    train(collection, TINY, out_dir=tmp_path / "m")
+    os.unlink(tmp_path / "m" / MARKER)  # as version 1 wrote it: no marker
+    train(collection, TINY, out_dir=tmp_path / "m")
+    assert (tmp_path / "m" / MARKER).is_file() and load_model(tmp_path / "m").dim == 8
+
+
+@pytest.mark.parametrize("out", ["/dev/null/m", "FILE/m", "FILE"])
+def test_an_unwritable_out_is_refused_before_the_first_step(tmp_path, collection, capsys, out):
+    # issue 11: --out /dev/null/m trained 81 steps, then lost the model in a traceback
+    (tmp_path / "FILE").write_text("a file")
+    out = out.replace("FILE", str(tmp_path / "FILE"))
+
+    def no_step(event):
+        raise AssertionError("trained before checking the output folder")
+
+    with pytest.raises(OutputFolderError, match="cannot create it|expected a folder"):
+        train(collection, TINY, out_dir=out, progress=no_step)
+    assert main(["train", str(FOLDER), "--out", out, *FAST]) == 2
+    captured = capsys.readouterr()
+    assert "error:" in captured.err and "documents" not in captured.err  # nothing loaded
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_a_read_only_out_is_refused(tmp_path, collection):
+    (tmp_path / "ro").mkdir()
+    os.chmod(tmp_path / "ro", 0o500)
+    with pytest.raises(OutputFolderError, match="permission denied"):
+        train(collection, TINY, out_dir=tmp_path / "ro")
+
+
+def test_a_second_trainer_on_the_same_folder_is_refused(tmp_path, collection, capsys):
+    # issue 11: two trainers on one --out: one crashed with a traceback, last writer won
+    folder = tmp_path / "m"
+    train(collection, TINY, out_dir=folder)
+    with locked(folder, "training"):  # what the first trainer holds while it runs
+        with pytest.raises(OutputFolderError, match="another expert-gui run is training"):
+            train(collection, TINY, out_dir=folder)
+        assert main(["train", str(FOLDER), "--out", str(folder), *FAST]) == 2
+        assert "another expert-gui run" in capsys.readouterr().err
+    train(collection, TINY, out_dir=folder)  # released: the next run may go
+
+
+def test_remove_own_deletes_only_what_the_program_writes(tmp_path):
+    layout = MODEL_LAYOUT["checkpoint"]
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "state.json").write_text("{}")
+    (tmp_path / "c" / "thesis.tex").write_text("x")
+    with pytest.raises(OutputFolderError, match="nothing was deleted"):
+        remove_own(tmp_path / "c", layout)
+    assert sorted(os.listdir(tmp_path / "c")) == ["state.json", "thesis.tex"]
+    os.unlink(tmp_path / "c" / "thesis.tex")
+    remove_own(tmp_path / "c", layout)
+    assert not (tmp_path / "c").exists()
+
+
+def test_an_experiment_never_overwrites_a_users_report(tmp_path, fixtures):
+    from expert_gui.core.evaluation.experiment import run_experiment
+
+    folder = fixtures / "evaluation"
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "paper" / "report.md").write_text("my own report")
+    with pytest.raises(OutputFolderError, match=r"did not write \(report.md\)"):
+        run_experiment(folder, folder / "topics.tsv", folder / "qrels.txt", tmp_path / "paper")
+    assert os.listdir(tmp_path / "paper") == ["report.md"]
