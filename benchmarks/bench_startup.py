@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ("stats", "train", "query", "neighbours", "rank", "experiment")
 WINDOW_TITLE = "Expertise Explorer"
 
 
@@ -37,12 +36,14 @@ def _env(tree: Path, home: Path, display: str | None) -> dict:
     return env
 
 
-def time_help(tree: Path, args: list[str]) -> float:
+def time_help(tree: Path, args: list[str]) -> float | None:
+    """Seconds of `expert-gui ARGS`; None when that version has no such command."""
     with tempfile.TemporaryDirectory() as home:
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "expert_gui", *args], cwd=tree, check=True,
-                       env=_env(tree, Path(home), None), stdout=subprocess.DEVNULL)
-        return time.perf_counter() - t
+        done = subprocess.run([sys.executable, "-m", "expert_gui", *args], cwd=tree,
+                              env=_env(tree, Path(home), None), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+        return time.perf_counter() - t if done.returncode == 0 else None
 
 
 def time_window(tree: Path, display: str, timeout: float = 60.0) -> float:
@@ -85,6 +86,8 @@ def main() -> None:
     p.add_argument("--display", default=os.environ.get("DISPLAY"),
                    help="X display for the window time (default $DISPLAY; none: skipped)")
     args = p.parse_args()
+    from expert_gui.cli import COMMANDS
+
     cases = {"--help": ["--help"], **{f"{c} --help": [c, "--help"] for c in COMMANDS}}
     window = bool(args.display) and shutil.which("xdotool") is not None
     if not window:
@@ -92,8 +95,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="expert-gui-previous-")) / "tree"
     commit = previous_tree(args.previous, folder)
     trees = {"ours": ROOT, "previous": folder}
-    times: dict[str, dict[str, list[float]]] = {n: {c: [] for c in [*cases, "window"]}
-                                                for n in trees}
+    times: dict[str, dict[str, list]] = {n: {c: [] for c in [*cases, "window"]} for n in trees}
     try:
         for _ in range(args.runs):
             for name, tree in trees.items():
@@ -107,12 +109,13 @@ def main() -> None:
     out = {"previous": f"{args.previous} ({commit})", "runs": args.runs,
            "python": sys.version.split()[0], "load_average_1min": os.getloadavg()[0]}
     for case in times["ours"]:
-        if not times["ours"][case]:
+        if not times["ours"][case] or None in times["ours"][case]:
             continue
         ours = statistics.median(times["ours"][case])
-        before = statistics.median(times["previous"][case])
-        out[case] = {"ours_median_s": round(ours, 3), "previous_median_s": round(before, 3),
-                     "speedup": round(before / ours, 2)}
+        out[case] = {"ours_median_s": round(ours, 3)}
+        if None not in times["previous"][case]:
+            before = statistics.median(times["previous"][case])
+            out[case].update(previous_median_s=round(before, 3), speedup=round(before / ours, 2))
     print(json.dumps(out, indent=1))
 
 
