@@ -294,7 +294,7 @@ def compare(collection: Collection, settings: TrainSettings, args, label: str,
     device = torch.device(args.device)
     instances = make_instances(collection, settings.window, settings.overlapping)
     m = settings.batch_size
-    extra = 2 * args.profile_steps  # steps for the profile and the split, after the timed ones
+    extra = args.profile_steps + args.split_steps  # after the timed steps
     steps = args.steps
     rng = np.random.default_rng(0)  # as many shuffled epochs as the steps need
     order = np.concatenate([rng.permutation(len(instances))
@@ -347,7 +347,7 @@ def compare(collection: Collection, settings: TrainSettings, args, label: str,
     every = READ_EVERY_S.get(device.type, 0.1)
     out["ours_loop_reads_per_step"] = min(1.0, out["ours_median_step_s"] / every) if every else 1.0
     out.update({f"ours_split_{k}": v for k, v in step_split(
-        trainers["ours"], first + args.profile_steps, args.profile_steps, device).items()})
+        trainers["ours"], first + args.profile_steps, args.split_steps, device).items()})
     return out
 
 
@@ -440,8 +440,8 @@ def main() -> None:
                    help="timed steps of each DPDK trainer (default 180 on a CPU, 1000 on CUDA)")
     p.add_argument("--block", type=int, default=None,
                    help="steps per block (default 10 on a CPU, 50 on CUDA)")
-    p.add_argument("--profile-steps", type=int, default=5,
-                   help="steps profiled, and steps of the split, per trainer")
+    p.add_argument("--profile-steps", type=int, default=5, help="steps profiled, per trainer")
+    p.add_argument("--split-steps", type=int, default=20, help="steps of ours' step-time split")
     p.add_argument("--previous", default="main",
                    help="git ref of the previous trainer ('' to skip; default main)")
     p.add_argument("--synthetic-steps", type=int, default=50)
