@@ -1,7 +1,7 @@
 """Trainer speed: ours against a straightforward PyTorch model and against our previous trainer.
 
     .venv/bin/python benchmarks/bench_train.py ../shared/data/dpdk-maintainers [--device cuda]
-        [--steps 200] [--previous main] [--epoch]
+        [--steps N] [--previous main] [--epoch] [--parts dpdk,synthetic]
 
 Parts (each in its own process, so each peak memory is its own):
 - dpdk: on the same batches, from the same initial parameters, on one device:

@@ -5,7 +5,6 @@ the applications menu and its windows get their icon in the taskbar."""
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -21,14 +20,28 @@ def data_home() -> Path:
 
 
 def launch_command() -> str:
-    """How the menu starts the app: the `expert-gui` script of this install, else this Python."""
+    """How the menu starts the app (the Exec key): the `expert-gui` script of this install,
+    else this Python with `-m expert_gui`."""
     script = Path(sys.executable).with_name("expert-gui")
     if script.is_file():
-        return shlex.quote(str(script))
+        return _exec_argument(str(script))
     found = shutil.which("expert-gui")
     if found:
-        return shlex.quote(found)
-    return f"{shlex.quote(sys.executable)} -m expert_gui"
+        return _exec_argument(found)
+    return f"{_exec_argument(sys.executable)} -m expert_gui"
+
+
+_RESERVED = set(' \t\n"\'\\><~|&;$*?#()`')
+
+
+def _exec_argument(arg: str) -> str:
+    """One argument of an Exec key as the Desktop Entry Specification quotes it: in double
+    quotes (with ", `, $ and \\ escaped) when it holds a reserved character, % doubled, and
+    every backslash doubled again by the string escaping that applies to the whole value."""
+    arg = arg.replace("%", "%%")
+    if any(ch in _RESERVED for ch in arg):
+        arg = '"' + "".join("\\" + ch if ch in '"`$\\' else ch for ch in arg) + '"'
+    return arg.replace("\\", "\\\\")
 
 
 def desktop_entry_text() -> str:
@@ -41,7 +54,7 @@ def desktop_entry_text() -> str:
         f"Exec={launch_command()}",
         f"Icon={ICON_NAME}",
         "Terminal=false",
-        "Categories=Office;Education;Science;",
+        "Categories=Office;",
         "Keywords=expert;expertise;search;people;documents;",
         "StartupNotify=true",
         f"StartupWMClass={APP_NAME}",

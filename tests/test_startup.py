@@ -82,3 +82,15 @@ def test_a_wheel_carries_the_demo_the_icons_and_the_formats_guide(tmp_path):
     assert "expert_gui/resources/icons/expert-gui-256.png" in names
     assert "expert_gui/docs/collection-formats.md" in names
     assert "expert_gui/gui/about.py" in names
+
+
+def test_the_desktop_entry_quotes_a_path_with_spaces_as_the_spec_says(tmp_path, monkeypatch):
+    from expert_gui import desktop_entry
+
+    bin_dir = tmp_path / "my apps" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "expert-gui").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
+    exec_line = next(line for line in desktop_entry.desktop_entry_text().splitlines()
+                     if line.startswith("Exec="))
+    assert exec_line == f'Exec="{bin_dir / "expert-gui"}"'
