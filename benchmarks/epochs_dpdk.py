@@ -66,7 +66,7 @@ def main() -> None:
     p.add_argument("data", nargs="?", default="../shared/data/dpdk-maintainers")
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--numbers", choices=NUMBER_RULES, default=TextSettings().numbers,
-                   help="the text settings' number rule (numeric keeps names such as mlx5)")
+                   help="the text settings' number rule (the default, numbers, keeps names such as mlx5)")
     p.add_argument("--out", default=None, help="folder for the run (default: a temp folder)")
     args = p.parse_args()
     data = Path(args.data)

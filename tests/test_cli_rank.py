@@ -40,7 +40,8 @@ def topics(tmp_path):
 
 
 def test_query_json_matches_the_ranker(model, model_dir, capsys):
-    assert main(["query", str(model_dir), "Ring buffer zebra", "-k", "3", "--json"]) == 0
+    assert main(["query", str(model_dir), "Ring buffer zebra", "-k", "3", "--json",
+                 "--method", "loglinear"]) == 0
     out = json.loads(capsys.readouterr().out)
     expected = make_ranker("loglinear", model=model).rank("Ring buffer zebra", depth=3)
     assert [r["person_id"] for r in out["results"]] == [p for p, _ in expected.top()]
@@ -56,8 +57,20 @@ def test_query_without_known_words_says_so(model_dir, capsys):
     assert "no known words" in out and "zebra giraffe" in out
 
 
+def test_query_answers_with_auto_by_default(model, collection, model_dir, capsys):
+    assert main(["query", str(model_dir), "Ring buffer", "-k", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = make_ranker("auto", model=model, collection=collection).rank("Ring buffer", 3)
+    assert out["method"] == "auto" and out["fusion"]["calibrated"] is False
+    assert [r["person_id"] for r in out["results"]] == [p for p, _ in expected.top()]
+    assert main(["query", str(model_dir), "Ring buffer"]) == 0
+    assert "auto = Log-linear 0.33, Model 2 (jm) 0.33, Model 1 (d) 0.33 (equal weights" in \
+        capsys.readouterr().out
+
+
 def test_query_table_with_explanations(model_dir, capsys):
-    assert main(["query", str(model_dir), "lockless ring", "-k", "2", "--explain"]) == 0
+    assert main(["query", str(model_dir), "lockless ring", "-k", "2", "--explain",
+                 "--method", "loglinear"]) == 0
     out = capsys.readouterr().out
     assert "normalized entropy" in out and "log P(c|w): lockless" in out
 

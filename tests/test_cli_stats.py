@@ -52,3 +52,23 @@ def test_dpdk_counts(capsys):
     assert main(["stats", str(DPDK), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)["stats"]
     assert stats["documents"] == 45_205 and stats["people_with_documents"] == 1_473
+
+
+def test_stats_show_the_numbers_rule(tmp_path, capsys):
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "documents.tsv").write_text("doc_id\ttext\nd1\tmlx5 port 42 at 0x10\n")
+    (folder / "associations.tsv").write_text("doc_id\tperson_id\nd1\tann\n")
+    assert main(["stats", str(folder), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["text_settings"]["numbers"] == "numbers"
+    assert data["stats"]["average_document_length"] == 4  # mlx5 port <num> <num>
+    assert main(["stats", str(folder), "--numbers", "any-digit"]) == 0
+    out = capsys.readouterr().out
+    assert "numbers folded: every token holding a digit (rule 'any-digit')" in out
+    # Each rule has its own cache: reading with one never returns the other's words.
+    for rule, words in (("any-digit", 3), ("numbers", 4), ("any-digit", 3)):  # with <pad>
+        assert main(["stats", str(folder), "--numbers", rule, "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["text_settings"]["numbers"] == rule
+        assert data["report"]["counts"]["vocabulary"] == words

@@ -40,11 +40,13 @@ def test_every_promised_file_exists_and_parses(experiment):
     for method in METHODS:
         run = read_run(out / "runs" / f"{method}.run")
         assert "T1" in run and "T7" not in run  # T7's query has no known word: empty ranking
-    for stem, methods in (("table2", 7), ("table4", 3)):
+    for stem, methods, head in (("table2", 9, "| Method | MAP | NDCG@100 | MRR | P@5 | P@10 |"),
+                                ("table4", 3, "| Method | MAP | NDCG@100 | MRR | P@5 | P@10 |"),
+                                ("heldout", 10, "| Method | MAP | MRR |")):
         rows = list(csv.DictReader((out / f"{stem}.csv").open()))
         assert len(rows) == methods and all(0 <= float(r["AP"]) <= 1 for r in rows)
         md = (out / f"{stem}.md").read_text()
-        assert md.startswith("| Method | MAP | NDCG@100 | MRR | P@5 | P@10 |")
+        assert md.startswith(head)
         assert len(md.strip().splitlines()) == methods + 2
         tex = (out / f"{stem}.tex").read_text()
         assert tex.startswith(r"\begin{tabular}") and tex.rstrip().endswith(r"\end{tabular}")
@@ -63,7 +65,8 @@ def test_every_promised_file_exists_and_parses(experiment):
     report = (out / "report.md").read_text()
     for needle in ("## Table 2", "## Table 4", "figure3_entropy_ap.png", "figure5_ap_difference.png",
                    "figure2_window_sweep.png", "figure4_query_expansion.png", "## Versions",
-                   "## Wall times", "## Findings"):
+                   "## Wall times", "## Findings", "## Held-out documents as queries, beside",
+                   "| Auto (fusion) |", "Model 1 (d, doc. length)"):
         assert needle in report
     saved = json.loads((out / "settings.json").read_text())
     assert saved["completed"] and saved["settings"]["train"]["dim"] == 16
@@ -174,3 +177,36 @@ def test_reused_model_must_rank_the_collections_people(experiment, tmp_path, cap
     assoc.write_text(assoc.read_text().replace("frank", "zed"))
     assert main([*args, "--out", str(tmp_path / "other")]) == 2
     assert "ranks other people" in capsys.readouterr().err
+
+
+def test_held_out_documents_are_measured_and_auto_is_calibrated(experiment):
+    _, out, result, _ = experiment
+    from expert_gui.core.storage import load_model
+
+    model = load_model(out / "model")
+    calibration = model.calibration
+    n = len(calibration["held_out"]["documents"])
+    assert n == 7  # at least 50 asked, at most a fifth of the 36 documents with people
+    assert all(len(p.topics) == n for p in result.held_out.values())
+    members = calibration["measures"]
+    assert members["auto"]["AP"] >= max(members[m]["AP"] for m in ("loglinear", "model2-jm",
+                                                                      "model1-d")) - 1e-12
+    assert result.held_out["auto"].mean("AP") == pytest.approx(members["auto"]["AP"])
+
+
+def test_query_documents_excluded_and_another_numbers_rule(tmp_path):
+    folder = FIXTURES / "evaluation"
+    first = (folder / "documents.tsv").read_text().splitlines()[1].split("\t")
+    topics = tmp_path / "topics.tsv"
+    topics.write_text(f"topic_id\tquery\nT1\t{first[1]}\nT2\tlockless ring\n")
+    settings = ExperimentSettings(train=SMALL, n_permutations=100, expansion_ks=(),
+                                  methods=("loglinear", "model2-jm", "model1-d", "auto"),
+                                  exclude_topic_documents=True, other_numbers="any-digit")
+    result = run_experiment(folder, topics, folder / "qrels.txt", tmp_path / "out",
+                            settings=settings)
+    assert result.completed and result.excluded_documents == 1
+    assert {"loglinear@any-digit", "auto@any-digit"} <= set(result.tables["table2"].methods)
+    md = (tmp_path / "out" / "table2.md").read_text()
+    assert "| Log-linear, numbers: any-digit |" in md.replace(" (reference)", "")
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "1 documents whose text is a query were removed" in report

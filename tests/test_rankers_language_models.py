@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from rankers_helpers import doc_words, tiny_collection
 
+from expert_gui.core.collection import Collection
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.language_models import Model1, Model2
 
@@ -28,12 +29,15 @@ def stats(collection):
     return docs, p_t, person_docs, avg_len
 
 
-def naive_model1(collection, query_words, smoothing):
+def naive_model1(collection, query_words, smoothing, beta_from="profiles"):
     docs, p_t, person_docs, beta = stats(collection)
+    lengths = [sum(len(docs[d]) for d in person_docs[c]) for c in range(collection.n_people)]
+    if beta_from == "profiles":
+        beta = sum(lengths) / len(lengths)
     out = []
     for c in range(collection.n_people):
         mine = person_docs[c]
-        n_c = sum(len(docs[d]) for d in mine)
+        n_c = lengths[c]
         lam = 0.5 if smoothing == "jm" else beta / (beta + n_c)
         score = 0.0
         for t in query_words:
@@ -64,12 +68,13 @@ def naive_model2(collection, query_words, smoothing):
 QUERIES = ["ring", "ring buffer ring lockless", "ice link flow driver", "mempool cache zebra"]
 
 
-@pytest.mark.parametrize("smoothing", ["jm", "dirichlet"])
+@pytest.mark.parametrize("smoothing, beta_from",
+                         [("jm", "profiles"), ("dirichlet", "profiles"), ("dirichlet", "documents")])
 @pytest.mark.parametrize("query", QUERIES)
-def test_model1_matches_the_formula(collection, smoothing, query):
-    ranker = Model1(collection, smoothing)
+def test_model1_matches_the_formula(collection, smoothing, beta_from, query):
+    ranker = Model1(collection, smoothing, beta_from=beta_from)
     ranking = ranker.rank(query)
-    expected = naive_model1(collection, list(ranking.known_words), smoothing)
+    expected = naive_model1(collection, list(ranking.known_words), smoothing, beta_from)
     np.testing.assert_allclose(ranking.scores, expected[ranking.people], rtol=1e-10)
     assert ranking.people.tolist() == sorted(range(4), key=lambda c: (-expected[c], c))
 
@@ -84,14 +89,42 @@ def test_model2_matches_the_formula(collection, smoothing, query):
     assert ranking.people.tolist() == sorted(range(4), key=lambda c: (-expected[c], c))
 
 
+def test_model1_dirichlet_by_hand():
+    """Balog et al. (2009): lambda_c = beta / (beta + n(c)), beta the mean profile length.
+
+    a wrote "ring ring buffer" (n(a) = 3); b wrote "buffer pool pool" and "pool" (n(b) = 4).
+    p(ring) = 2/7, p(pool) = 3/7; beta = (3 + 4) / 2 = 7/2, so lambda_a = 7/13, lambda_b = 7/15.
+    ring: a = log(6/13 * 2/3 + 7/13 * 2/7) = log(6/13); b = log(7/15 * 2/7) = log(2/15).
+    pool: a = log(7/13 * 3/7) = log(3/13); b = log(8/15 * (2/3 + 1)/2 + 7/15 * 3/7) = log(29/45).
+    With beta the mean document length (7/3), lambda_a = 7/16: ring, a = log(1/2).
+    """
+    c = Collection.from_records(
+        [("d1", "ring ring buffer"), ("d2", "buffer pool pool"), ("d3", "pool")],
+        [("d1", "a"), ("d2", "b"), ("d3", "b")])
+    m1 = Model1(c, "dirichlet")
+    assert m1.beta == pytest.approx(3.5)
+    ring = m1.rank("ring")
+    assert ring.people.tolist() == [0, 1]
+    np.testing.assert_allclose(ring.scores, np.log([6 / 13, 2 / 15]), rtol=1e-12)
+    pool = m1.rank("pool")
+    assert pool.people.tolist() == [1, 0]
+    np.testing.assert_allclose(pool.scores, np.log([29 / 45, 3 / 13]), rtol=1e-12)
+    by_documents = Model1(c, "dirichlet", beta_from="documents")
+    assert by_documents.beta == pytest.approx(7 / 3) and by_documents.name == "model1-d-doc"
+    assert by_documents.rank("ring").scores[0] == pytest.approx(np.log(0.5), rel=1e-12)
+
+
 def test_names_and_settings(collection):
     assert Model1(collection, "jm").name == "model1-jm"
+    assert Model1(collection, "dirichlet").name == "model1-d"
     assert Model2(collection, "dirichlet").name == "model2-d"
     assert Model2(collection, "dirichlet").beta == pytest.approx(stats(collection)[3])
     with pytest.raises(QueryError):
         Model1(collection, "laplace")
     with pytest.raises(QueryError):
         Model2(collection, "jm", lam=0.0)
+    with pytest.raises(QueryError):
+        Model1(collection, "dirichlet", beta_from="people")
 
 
 def test_model2_long_query_does_not_underflow(collection):

@@ -337,3 +337,52 @@ def test_a_checkpoint_folder_holding_a_users_file_is_never_replaced(tmp_path):
     with pytest.raises(OutputFolderError, match="did not write"):
         save_checkpoint(folder, {"a": torch.zeros(2)}, checkpoint_meta(1))
     assert (folder / "thesis.tex").read_text() == "years of work"
+
+
+def test_calibration_round_trips_and_is_optional(saved, tmp_path):
+    model, folder = saved
+    assert "calibration" not in json.loads((folder / "manifest.json").read_text())
+    assert load_model(folder).calibration is None
+    model.calibration = {"held_out": {"fraction": 0.02, "minimum": 50, "maximum": 1000,
+                                      "seed": 0, "documents": ["d1", "d2"]},
+                         "fusion": {"members": ["loglinear", "model2-jm", "model1-d"],
+                                    "weights": [0.5, 0.25, 0.25], "normalisation": "z-score"},
+                         "measures": {"auto": {"AP": 0.5, "RR": 0.6}}}
+    save_model(model, tmp_path / "calibrated")
+    assert load_model(tmp_path / "calibrated").calibration == model.calibration
+
+
+def test_a_model_keeps_the_numbers_rule_it_was_trained_with(saved):
+    """Models trained before the default became "numbers" name their rule, and keep it."""
+    _, folder = saved
+    for rule, words in (("any-digit", ["<num>", "queue", "<num>"]),
+                        ("numeric", ["mlx5", "queue", "0x10"])):  # the rule once offered
+        manifest = manifest_of(folder)
+        manifest["text_settings"]["numbers"] = rule
+        rewrite(folder, manifest)
+        back = load_model(folder)
+        assert back.text_settings.numbers == rule
+        assert back.tokenizer.words("mlx5 queue 0x10") == words
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda c: c["fusion"].__setitem__("weights", [0.5, 0.5]), "expected 3 weights"),
+    (lambda c: c["fusion"].__setitem__("weights", [1.5, -0.25, -0.25]), "at least 0"),
+    (lambda c: c["fusion"].__setitem__("members", ["loglinear", "bm25", "model1-d"]),
+     "expected one of"),
+    (lambda c: c["held_out"].__setitem__("documents", ["d1", "d1"]), "already at"),
+    (lambda c: c["measures"].__setitem__("auto", {"AP": "high", "RR": 1.0}), "finite number"),
+])
+def test_a_bad_calibration_is_refused(saved, edit, message):
+    _, folder = saved
+    calibration = {"held_out": {"fraction": 0.02, "minimum": 50, "maximum": 1000, "seed": 0,
+                                "documents": ["d1", "d2"]},
+                   "fusion": {"members": ["loglinear", "model2-jm", "model1-d"],
+                              "weights": [0.5, 0.25, 0.25], "normalisation": "z-score"},
+                   "measures": {"auto": {"AP": 0.5, "RR": 0.6}}}
+    edit(calibration)
+    manifest = manifest_of(folder)
+    manifest["calibration"] = calibration
+    rewrite(folder, manifest)
+    with pytest.raises(ModelFileError, match=message):
+        load_model(folder)

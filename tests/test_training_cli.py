@@ -1,5 +1,6 @@
 """`expert-gui train` end to end on the fixture collection."""
 
+import pytest
 from fixtures.training import FOLDER
 
 from expert_gui.cli import main
@@ -9,11 +10,13 @@ from expert_gui.core.storage import load_model
 def test_train_writes_a_model_and_resumes(tmp_path, capsys):
     out = tmp_path / "model"
     args = ["train", str(FOLDER), "--out", str(out), "--dim", "8", "--batch-size", "32",
-            "--epochs", "2", "--numbers", "numeric", "--seed", "5"]
+            "--epochs", "2", "--numbers", "any-digit", "--seed", "5"]
     assert main(args) == 0
     model = load_model(out)
     assert model.dim == 8 and len(model.history) == 2
-    assert model.text_settings.numbers == "numeric" and model.settings["seed"] == 5
+    assert model.text_settings.numbers == "any-digit" and model.settings["seed"] == 5
+    assert model.calibration["held_out"]["documents"]  # some documents were held out
+    assert "held-out documents as queries" in capsys.readouterr().out
     # Resuming takes the checkpoint's settings; only --epochs changes.
     assert main(["train", str(FOLDER), "--out", str(out), "--epochs", "3", "--resume"]) == 0
     resumed = load_model(out)
@@ -30,3 +33,34 @@ def test_train_errors_are_one_line_with_status_2(tmp_path, capsys):
     assert main(["train", str(FOLDER), "--out", out, "--embeddings", str(bad)]) == 2
     assert "vectors.txt:2" in capsys.readouterr().err
     assert main(["train", str(FOLDER), "--out", out, "--window", "0"]) == 2
+
+
+def test_heldout_command_ranks_every_method_on_the_held_out_documents(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "model"
+    assert main(["train", str(FOLDER), "--out", str(out), "--dim", "8", "--batch-size", "32",
+                 "--epochs", "2", "--held-out", "0.1"]) == 0
+    capsys.readouterr()
+    assert main(["heldout", str(out), "--methods", "auto,loglinear,model2-jm,tfidf",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    calibration = load_model(out).calibration
+    assert data["held_out_documents"] == len(calibration["held_out"]["documents"]) == 13
+    assert set(data["methods"]) == {"auto", "loglinear", "model2-jm", "tfidf"}
+    assert data["methods"]["auto"]["MAP"] == pytest.approx(calibration["measures"]["auto"]["AP"])
+    assert main(["heldout", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "13 held-out documents as queries, their people as the answers:"
+    maps = [float(line.split()[-2]) for line in lines[2:]]
+    assert len(maps) == 10 and maps == sorted(maps, reverse=True)
+
+
+def test_heldout_needs_held_out_documents(tmp_path, capsys):
+    out = tmp_path / "model"
+    assert main(["train", str(FOLDER), "--out", str(out), "--dim", "8", "--epochs", "1",
+                 "--held-out", "0"]) == 0
+    capsys.readouterr()
+    assert main(["heldout", str(out)]) == 2
+    assert "trained without held-out documents" in capsys.readouterr().err
+    assert main(["heldout", str(out), "--methods", "bm25"]) == 2

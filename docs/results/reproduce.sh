@@ -8,19 +8,18 @@ X=".venv/bin/expert-gui experiment"
 D=$DATA/dpdk-maintainers
 A=$DATA/aminer-dblp
 R=docs/results
-$X "$D" --topics "$D/topics.dev.tsv" --qrels "$D/qrels.dev.txt" --out $R/dpdk-dev --threads 1
-$X "$D" --topics "$D/topics.dev.tsv" --qrels "$D/qrels.dev.txt" --out $R/dpdk-dev-numeric \
-   --threads 1 --numbers numeric
 $X "$A" --topics "$A/topics.tsv" --qrels "$A/qrels.txt" --out $R/aminer-areas --threads 1 \
-   --overlapping --sweep --sweep-epochs 5
+   --overlapping --other-numbers any-digit --sweep --sweep-epochs 5
 $X "$A" --topics "$A/topics-documents.tsv" --qrels "$A/qrels-documents.txt" \
-   --out $R/aminer-documents --model $R/aminer-areas/model --overlapping --threads 1
+   --out $R/aminer-documents --overlapping --threads 1 --other-numbers any-digit \
+   --exclude-topic-documents
+$X "$D" --topics "$D/topics.dev.tsv" --qrels "$D/qrels.dev.txt" --out $R/dpdk-dev --threads 1 \
+   --other-numbers any-digit
 $X "$D" --topics "$D/topics.dev.tsv" --qrels "$D/qrels.dev.txt" --out $R/dpdk-dev-window-sweep \
    --methods loglinear --model $R/dpdk-dev/model --sweep --sweep-epochs 2 --threads 1
 # Expert profiling (issue 13): topics ranked per person against the inverted qrels.
 P="env OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/profiles_map.py"
 $P "$D" --model $R/dpdk-dev/model --out $R/profiles-dpdk
-$P "$D" --model $R/dpdk-dev-numeric/model --out $R/profiles-dpdk-numeric
 .venv/bin/expert-gui train "$A" --out $R/profiles-aminer/model --threads 1
 $P "$A" --topics topics.tsv --qrels qrels.txt --model $R/profiles-aminer/model \
    --out $R/profiles-aminer --look c0172 c0182 c0129

@@ -22,6 +22,8 @@ COMMANDS = {
     "query": "rank people for a free-text query",
     "neighbours": "nearest words in the model's word embeddings",
     "rank": "rank a topic file with one method and write a TREC run",
+    "heldout": "which method works best here: MAP/MRR of every method on the documents held "
+               "out of training",
     "experiment": "evaluate every method on topics with relevance judgments",
     "profile": "a person's profile: words, topics, similar people",
     "export-embeddings": "write word and person embeddings for the TensorBoard Projector",

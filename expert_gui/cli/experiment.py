@@ -8,6 +8,7 @@ import signal
 import sys
 
 from expert_gui.cli import COMMANDS
+from expert_gui.core.heldout import HeldOutSettings
 from expert_gui.core.rankers import METHODS
 from expert_gui.core.text import NUMBER_RULES, TextSettings
 from expert_gui.core.train_settings import TrainSettings
@@ -36,8 +37,17 @@ def register(sub) -> None:
     p.add_argument("--threads", type=int, default=0,
                    help="CPU threads for training (0: torch's default; 1 is faster on a busy machine)")
     p.add_argument("--numbers", choices=NUMBER_RULES, default=TextSettings().numbers,
-                   help="'numeric' keeps words such as mlx5, i40e; the default folds every token "
-                        "holding a digit into one number token")
+                   help="which tokens are folded into the number token: 'numbers' (default: "
+                        "integers and hex literals; mlx5, i40e stay words) or 'any-digit'")
+    p.add_argument("--other-numbers", choices=NUMBER_RULES, default="",
+                   help="also train with this numbers rule and add its Log-linear and Auto rows "
+                        "to Table 2")
+    p.add_argument("--held-out", type=float, default=HeldOutSettings().fraction,
+                   metavar="FRACTION",
+                   help="share of documents held out of training as queries (default 0.02, at "
+                        "least 50, at most 1000)")
+    p.add_argument("--exclude-topic-documents", action="store_true",
+                   help="remove the documents whose text is a query (papers as queries) first")
     p.add_argument("--methods", default=",".join(METHODS),
                    help=f"comma-separated methods (default: all of {','.join(METHODS)})")
     p.add_argument("--depth", type=int, default=1000, help="people per ranking in the runs (1000)")
@@ -58,6 +68,8 @@ def settings_from_args(args: argparse.Namespace):
                           threads=args.threads)
     return ExperimentSettings(
         text=TextSettings(numbers=args.numbers), train=train,
+        held_out=HeldOutSettings(fraction=args.held_out, seed=args.seed),
+        exclude_topic_documents=args.exclude_topic_documents, other_numbers=args.other_numbers,
         methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
         depth=args.depth, n_permutations=args.permutations, seed=args.seed,
         sweep_epochs=args.sweep_epochs)

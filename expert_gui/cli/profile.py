@@ -71,13 +71,13 @@ def run(args) -> int:
 def _collection(model, path):
     """The collection for documents, co-authors and the timeline; None (with a note) when the
     model does not record one and none is given."""
-    from expert_gui.cli.rank import _collection as model_collection
+    from expert_gui.cli.rank import load_collection_of
 
     if not path and not model.collection_source:
         print("note: the model does not record its collection; give --collection PATH for "
               "documents, co-authors and the timeline", file=sys.stderr)
         return None
-    return model_collection(model, path)
+    return load_collection_of(model, path, whole=True)
 
 
 def _print(profile, profiler, queries: dict[str, str], about, args) -> None:

@@ -10,8 +10,10 @@ from expert_gui.cli.rank import add_ranker_options, open_ranker
 
 def register(sub):
     p = sub.add_parser("query", help=COMMANDS["query"],
-                       description="Rank people for a query. The log-linear answer carries "
-                                   "P(c|q) and its normalized entropy (Eq. 6).")
+                       description="Rank people for a query, by default with 'auto' (the "
+                                   "fusion calibrated on the model's held-out documents). The "
+                                   "log-linear answer carries P(c|q) and its normalized "
+                                   "entropy (Eq. 6).")
     add_ranker_options(p)
     p.add_argument("text", help="the query")
     p.add_argument("-k", type=int, default=10, help="people to show (default 10)")
@@ -44,13 +46,16 @@ def run(args) -> int:
                           "known_words": ranking.known_words,
                           "unknown_words": ranking.unknown_words,
                           "no_known_words": ranking.no_known_words,
-                          "entropy": ranking.entropy, "results": rows}, indent=2))
+                          "entropy": ranking.entropy, **_fusion_json(ranking),
+                          "results": rows}, indent=2))
         return 0
     if ranking.unknown_words:
         print(f"unknown words (ignored): {' '.join(ranking.unknown_words)}")
     if ranking.no_known_words:
         print("no known words: none of the query's words is in the vocabulary; nobody ranked")
         return 0
+    if "weights" in ranking.extra:
+        print(fusion_line(ranking))
     if ranking.entropy is not None:
         print(f"normalized entropy of P(c|q): {ranking.entropy:.3f}")
     prob = ranking.probabilities is not None
@@ -64,3 +69,21 @@ def run(args) -> int:
             for d in row["documents"]:
                 print(f"      {d['doc_id']}: {d['matches']} matches ({', '.join(d['words'])})")
     return 0
+
+
+def _fusion_json(ranking) -> dict:
+    if "weights" not in ranking.extra:
+        return {}
+    return {"fusion": {"members": ranking.extra["members"], "weights": ranking.extra["weights"],
+                       "calibrated": ranking.extra["calibrated"]}}
+
+
+def fusion_line(ranking) -> str:
+    """What `auto` combined: its members' weights, and whether held-out documents chose them."""
+    from expert_gui.core.evaluation.tables import METHOD_LABELS
+
+    parts = ", ".join(f"{METHOD_LABELS.get(m, m)} {w:.2f}" for m, w in
+                      zip(ranking.extra["members"], ranking.extra["weights"], strict=True))
+    how = "calibrated on the held-out documents" if ranking.extra["calibrated"] else \
+        "equal weights: the model was trained without held-out documents"
+    return f"auto = {parts} ({how})"

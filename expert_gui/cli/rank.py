@@ -15,8 +15,9 @@ from expert_gui.core.rankers import AGGREGATIONS, FUSIONS, METHODS, make_ranker
 def add_ranker_options(p) -> None:
     """Options every ranking command takes."""
     p.add_argument("model_dir", metavar="MODEL_DIR", help="a trained model folder")
-    p.add_argument("--method", choices=METHODS, default="loglinear",
-                   help="ranker (default: loglinear); baselines use the model's collection")
+    p.add_argument("--method", choices=METHODS, default="auto",
+                   help="ranker (default: auto, the fusion calibrated on the model's held-out "
+                        "documents); all but loglinear also use the model's collection")
     p.add_argument("--collection", metavar="PATH",
                    help="collection for the baselines (default: the one the model was trained on)")
     p.add_argument("--aggregation", choices=AGGREGATIONS, default="sum",
@@ -34,15 +35,19 @@ def open_ranker(args, *, need_collection: bool = False):
     model = load_model(args.model_dir)
     collection = None
     if args.method != "loglinear" or need_collection:
-        collection = _collection(model, args.collection)
-    options = {"aggregation": args.aggregation} if args.method in ("loglinear", "ensemble") else {}
+        collection = load_collection_of(model, args.collection)
+    options = {"aggregation": args.aggregation} \
+        if args.method in ("loglinear", "ensemble", "auto") else {}
     if args.method == "ensemble":
         options["fusion"] = args.fusion
     return model, collection, make_ranker(args.method, model=model, collection=collection,
                                           **options)
 
 
-def _collection(model, path: str | None):
+def load_collection_of(model, path: str | None, *, whole: bool = False):
+    """The model's collection as its rankers index it (without its held-out documents), or the
+    whole of it."""
+    from expert_gui.core.calibration import index_for, trained_on
     from expert_gui.core.loading import load_collection
 
     path = path or model.collection_source
@@ -50,9 +55,9 @@ def _collection(model, path: str | None):
         raise QueryError("the model does not record its collection; give --collection PATH")
     collection = load_collection(path, settings=model.text_settings)
     if model.collection_fingerprint and collection.fingerprint and \
-            collection.fingerprint != model.collection_fingerprint:
+            not trained_on(model, collection):
         print(f"warning: {path} has changed since the model was trained on it", file=sys.stderr)
-    return collection
+    return collection if whole else index_for(model, collection)
 
 
 def register(sub):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from expert_gui.cli import COMMANDS
 from expert_gui.core.formats import FORMATS
+from expert_gui.core.text import NUMBER_RULES, TextSettings
 
 # Table 1's rows: (field of CollectionStats, label, format).
 TABLE1 = (
@@ -52,7 +53,7 @@ def add_collection_arguments(p) -> None:
                         "file's name and the row's line)")
 
 
-def open_collection(args):
+def open_collection(args, settings: TextSettings = TextSettings()):
     """Load COLLECTION as the options say, with a progress bar on a terminal's stderr."""
     from tqdm import tqdm
 
@@ -69,8 +70,8 @@ def open_collection(args):
     try:
         return load_collection(args.collection, format=args.format,
                                associations=args.associations, people=args.people,
-                               columns=table_columns(args), use_cache=not args.no_cache,
-                               progress=progress)
+                               settings=settings, columns=table_columns(args),
+                               use_cache=not args.no_cache, progress=progress)
     finally:
         bar.close()
 
@@ -101,22 +102,27 @@ def register(sub):
                        description="Load a collection (cached for next time) and print the "
                                    "paper's Table 1 and every problem found while loading.")
     add_collection_arguments(p)
+    p.add_argument("--numbers", choices=NUMBER_RULES, default=TextSettings().numbers,
+                   help="which tokens are folded into the number token: 'numbers' (default: "
+                        "integers and hex literals) or 'any-digit' (every token with a digit)")
     p.add_argument("--json", action="store_true", help="print JSON (with every problem)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    collection = open_collection(args)
+    collection = open_collection(args, TextSettings(numbers=args.numbers))
     stats = collection.stats()
     report = collection.report
     if args.json:
         json.dump({"collection": collection.source, "name": collection.name,
-                   "stats": stats.to_dict(), "report": report.to_dict()}, sys.stdout, indent=2)
+                   "text_settings": collection.settings.to_dict(), "stats": stats.to_dict(),
+                   "report": report.to_dict()}, sys.stdout, indent=2)
         print()
         return 0
     values = stats.to_dict()
     width = max(len(label) for _, label, _ in TABLE1 + tuple((None, s[1], None) for s in SPREADS))
     print(f"{collection.name} ({report.format}): {collection.source}")
+    print(f"  text: {collection.settings.describe()}")
     for key, label, fmt in TABLE1:
         print(f"  {label:<{width}}  {fmt.format(values[key])}")
     for key, label in SPREADS:

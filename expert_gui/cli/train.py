@@ -1,7 +1,8 @@
 """`expert-gui train COLLECTION --out MODEL_DIR`: train the log-linear model, with a progress bar.
 
 Ctrl-C once stops after the current step and writes a checkpoint (`--resume` continues it);
-twice aborts at once.
+twice aborts at once. A sample of documents is held out of training and then used as queries:
+their MAP and MRR say which method works best on the collection and calibrate `auto`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ TRAIN_OPTIONS = {
 
 
 def register(sub):
+    from expert_gui.core.heldout import HeldOutSettings
     from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
 
     d = TrainSettings()
@@ -53,7 +55,13 @@ def register(sub):
     p.add_argument("--overlapping", action="store_true", default=None,
                    help="n-grams at every position (stride 1) instead of non-overlapping")
     p.add_argument("--early-stopping", action="store_true", default=None,
-                   help="stop when the validation loss stops improving; keep the best epoch")
+                   help="stop when the held-out documents' MAP (without held-out documents: the "
+                        "validation loss) stops improving; keep the best epoch")
+    p.add_argument("--held-out", type=float, default=HeldOutSettings().fraction,
+                   metavar="FRACTION",
+                   help="share of the documents with people held out of training and used as "
+                        "queries, at least 50 and at most 1000 (default 0.02; 0: none, and 'auto' "
+                        "then weighs its members equally); --resume needs the same value")
     p.add_argument("--device", choices=DEVICES, default=None,
                    help="default auto: cuda, else mps, else cpu")
     p.add_argument("--mixed-precision", action="store_true", default=None,
@@ -98,10 +106,13 @@ def _settings(args):
 def run(args) -> int:
     from tqdm import tqdm
 
+    from expert_gui.core.calibration import train_and_calibrate
     from expert_gui.core.embeddings import load_word_vectors
+    from expert_gui.core.errors import TrainingError
+    from expert_gui.core.heldout import HeldOutSettings, hold_out
     from expert_gui.core.loading import load_collection
     from expert_gui.core.storage import check_model_folder
-    from expert_gui.core.training import select_device, train
+    from expert_gui.core.training import select_device
 
     settings, text = _settings(args)
     check_model_folder(args.out)  # before the collection loads: a bad --out is told at once
@@ -110,10 +121,16 @@ def run(args) -> int:
                                  settings=text, columns=table_columns(args),
                                  use_cache=not args.no_cache)
     print(f"{collection.name}: {collection.n_documents:,} documents, {collection.n_people:,} "
-          f"people, {len(collection.vocab):,} words", file=sys.stderr)
+          f"people, {len(collection.vocab):,} words; {text.describe()}", file=sys.stderr)
+    try:
+        split = hold_out(collection, HeldOutSettings(fraction=args.held_out, seed=settings.seed))
+    except ValueError as exc:
+        raise TrainingError(str(exc)) from exc
+    print(f"held out of training, as queries: {len(split.documents):,} documents",
+          file=sys.stderr)
     vectors = None
     if settings.embeddings and not args.resume:
-        vectors = load_word_vectors(settings.embeddings, collection.vocab)
+        vectors = load_word_vectors(settings.embeddings, split.training.vocab)
         print(f"embeddings: {vectors.summary()}", file=sys.stderr)
         if args.dim is None:
             settings = replace(settings, dim=vectors.dim)
@@ -141,9 +158,9 @@ def run(args) -> int:
 
     previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
-        model = train(collection, settings, out_dir=args.out, progress=progress,
-                      should_stop=lambda: stop["asked"], resume=args.resume,
-                      word_vectors=vectors)
+        model = train_and_calibrate(split, settings, out_dir=args.out, progress=progress,
+                                    should_stop=lambda: stop["asked"], resume=args.resume,
+                                    word_vectors=vectors)
     finally:
         signal.signal(signal.SIGINT, previous)
         bar.close()
@@ -153,4 +170,21 @@ def run(args) -> int:
     print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, train loss "
           f"{last.get('train_loss', float('nan')):.4g}, validation loss "
           f"{last.get('val_loss') or float('nan'):.4g}")
+    if model.calibration:
+        print(held_out_summary(model.calibration))
     return 0
+
+
+def held_out_summary(calibration: dict) -> str:
+    """The held-out documents' verdict: each member's MAP and MRR, and the weights of auto."""
+    from expert_gui.core.evaluation.tables import METHOD_LABELS
+
+    fusion, measures = calibration["fusion"], calibration["measures"]
+    n = len(calibration["held_out"]["documents"])
+    lines = [f"on the {n:,} held-out documents as queries:"]
+    for method, m in measures.items():
+        lines.append(f"  {METHOD_LABELS.get(method, method):<14} MAP {m['AP']:.3f}  "
+                     f"MRR {m['RR']:.3f}")
+    weights = ", ".join(f"{METHOD_LABELS.get(m, m)} {w:.2f}"
+                        for m, w in zip(fusion["members"], fusion["weights"], strict=True))
+    return "\n".join(lines + [f"  auto weighs {weights}"])

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import MISSING, fields
 from typing import Any
 
-from expert_gui.core.text import NUMBER_RULES, PAD_TOKEN, TextSettings
+from expert_gui.core.text import KNOWN_NUMBER_RULES, PAD_TOKEN, TextSettings
 
 Check = Callable[[Any, str], None]
 """A check takes a value and where it is in the document ("people.ids[3]") and raises
@@ -195,7 +195,7 @@ def text_settings(value, where: str) -> None:
              for f in fields(TextSettings)}
     checks = {name: {int: integer(1), str: string, tuple: list_of(string)}.get(kind, json_value)
               for name, kind in kinds.items()}
-    checks["numbers"] = one_of(NUMBER_RULES)
+    checks["numbers"] = one_of(KNOWN_NUMBER_RULES)
     obj(required={}, optional_keys=checks)(value, where)
     stopwords = value.get("stopwords", TextSettings().stopwords)
     if stopwords not in ("english", "none"):
@@ -240,7 +240,24 @@ MODEL_KEYS: dict[str, Check] = {
     "collection_source": string,
     "history": list_of(_HISTORY_ENTRY),
 }
-OPTIONAL_MODEL_KEYS: dict[str, Check] = {}
+def _calibration(value, where: str) -> None:
+    """The held-out documents and the weights of `auto` (core/calibration.py)."""
+    from expert_gui.core.rankers.fusion import MEMBERS
+
+    fraction = obj({"fraction": number, "minimum": integer(0), "maximum": integer(0),
+                    "seed": integer(), "documents": list_of(nonempty_string, unique=True)})
+    fusion = obj({"members": list_of(one_of(MEMBERS), unique=True, min_length=1),
+                  "weights": list_of(number, min_length=1),
+                  "normalisation": constant("z-score")})
+    measures = obj({}, other=obj({"AP": number, "RR": number}))
+    obj({"held_out": fraction, "fusion": fusion, "measures": measures})(value, where)
+    members, weights = value["fusion"]["members"], value["fusion"]["weights"]
+    if len(weights) != len(members) or min(weights) < 0:
+        raise SchemaError(f"{where}.fusion.weights", f"expected {len(members)} weights of at "
+                                                     f"least 0, found {weights}")
+
+
+OPTIONAL_MODEL_KEYS: dict[str, Check] = {"calibration": _calibration}
 
 _RUN = obj({"epoch": integer(0), "batch": integer(0), "step": integer(0),
             "epoch_loss": number, "epoch_instances": integer(0),

@@ -36,6 +36,7 @@ class LogLinearModel:
     collection_fingerprint: str = ""
     collection_source: str = ""
     history: list[dict] = field(default_factory=list)
+    calibration: dict | None = None  # held-out documents and fusion weights (core/calibration.py)
 
     def __post_init__(self):
         self._tokenizer: Tokenizer | None = None

@@ -2,8 +2,9 @@
 
 A model folder holds `model.safetensors` (W_p, W_c, b_c) and `manifest.json` (format version,
 training settings, vocabulary, text settings with the stop words themselves, people, collection
-fingerprint, history, and a SHA-256 of the tensor file and the manifest together), so a
-truncated, altered or mismatched file is caught before it is used; every key of the manifest and
+fingerprint, history, the calibration on held-out documents when there is one, and a SHA-256 of
+the tensor file and the manifest together), so a truncated, altered or mismatched file is caught
+before it is used; every key of the manifest and
 every tensor is checked against the schema of `manifest.py` (types, lengths matching the tensor
 shapes, unique ids, finite float32 weights). Nothing is ever unpickled. Every file is written under
 a temporary name and renamed into place, and a checkpoint is a folder swapped in by two renames:
@@ -93,6 +94,8 @@ def save_model(model: LogLinearModel, folder: str | Path) -> Path:
         "collection_source": model.collection_source,
         "history": model.history,
     }
+    if model.calibration is not None:
+        manifest["calibration"] = model.calibration
     manifest["sha256"] = schema.digest(blob, manifest)
     _write_atomic(folder / MODEL_FILE, blob)
     _write_atomic(folder / MANIFEST_FILE, json.dumps(manifest, indent=1).encode("utf-8"))
@@ -141,6 +144,7 @@ def load_model(folder: str | Path) -> LogLinearModel:
         collection_fingerprint=manifest["collection_fingerprint"],
         collection_source=manifest["collection_source"],
         history=manifest["history"],
+        calibration=manifest.get("calibration"),
     )
 
 

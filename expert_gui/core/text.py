@@ -1,7 +1,7 @@
 """Text processing of the paper's section 4.4: the tokenizer and the vocabulary.
 
-Lowercase; punctuation removed; stop words removed; every token holding a digit folded into one
-number token; the vocabulary is the `vocab_size` most frequent words (2^16 in the paper, so that a
+Lowercase; punctuation removed; stop words removed; numbers folded into one number token (see
+`NUMBER_RULES` for what counts as a number); the vocabulary is the `vocab_size` most frequent words (2^16 in the paper, so that a
 word fits an unsigned 16-bit integer) with id 0 reserved for the padding token that fills an
 incomplete n-gram. Out-of-vocabulary tokens are removed.
 """
@@ -25,10 +25,27 @@ NUMBER_TOKEN = "<num>"
 # A token is a maximal run of letters and digits: everything else (punctuation, underscores,
 # white space) separates tokens and is dropped.
 TOKEN_RE = re.compile(r"[^\W_]+")
-_HAS_DIGIT = re.compile(r"\d")
-_ALL_DIGITS = re.compile(r"^\d+$")
 
-NUMBER_RULES = ("any-digit", "numeric")
+# Which tokens are numbers, by rule. Tokens are lower-cased runs of letters and digits, so "3.14",
+# "1.2.3", "2026-06-29" and "10.0.0.1" arrive as runs of digits and fold under every rule.
+# "numbers" (the default) folds integers and C hex literals ("0x8100"): values, not names.
+#   Words that hold a digit stay words: mlx5, i40e, e1000, ipv6, x86, 5g, covid, gpt4. Bare hex
+#   strings stay too, since "e810" or "acc100" cannot be told from a hash by their letters.
+# "any-digit" folds every token that holds a digit (the rule before; the paper says "numbers").
+# "numeric" folds runs of digits only: the rule of an earlier version, still read so that models
+#   trained with it see their text as they were trained; not offered for new ones.
+_NUMBER_PATTERNS = {
+    "numbers": re.compile(r"\d+|0x[0-9a-f]+").fullmatch,
+    "any-digit": re.compile(r"\d").search,
+    "numeric": re.compile(r"\d+").fullmatch,
+}
+NUMBER_RULES = ("numbers", "any-digit")  # offered for new models
+KNOWN_NUMBER_RULES = tuple(_NUMBER_PATTERNS)  # any a saved model or cache may name
+NUMBER_RULE_LABELS = {
+    "numbers": "integers and 0x hex literals",
+    "any-digit": "every token holding a digit",
+    "numeric": "runs of digits",
+}
 
 
 @dataclass(frozen=True)
@@ -37,14 +54,15 @@ class TextSettings:
 
     vocab_size counts the padding token: 2^16 ids fit in uint16.
     stopwords: "english" (scikit-learn's list), "none", or the path of a file with one word a line.
-    numbers: "any-digit" folds every token holding a digit (the default); "numeric" folds only
-    tokens made of digits alone, keeping names such as "mlx5".
+    numbers: which tokens become the number token: "numbers" (the default: integers and hex
+    literals, so names such as "mlx5" stay words) or "any-digit" (every token holding a digit).
+    Models and caches record their rule, so changing the default changes neither.
     """
 
     vocab_size: int = 2**16
     min_count: int = 1
     stopwords: str = "english"
-    numbers: str = "any-digit"
+    numbers: str = "numbers"
     extra_stopwords: tuple[str, ...] = field(default_factory=tuple)
 
     def __post_init__(self):
@@ -52,13 +70,20 @@ class TextSettings:
             raise ValueError("vocab_size must be at least 2 (the padding token and one word)")
         if self.min_count < 1:
             raise ValueError("min_count must be at least 1")
-        if self.numbers not in NUMBER_RULES:
+        if self.numbers not in KNOWN_NUMBER_RULES:
             raise ValueError(f"numbers must be one of {NUMBER_RULES}, not {self.numbers!r}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["extra_stopwords"] = list(self.extra_stopwords)
         return d
+
+    def describe(self) -> str:
+        """One line for people: what the text processing keeps and folds."""
+        stop = {"english": "English stop words removed", "none": "no stop words"}.get(
+            self.stopwords, f"stop words from {self.stopwords}")
+        return (f"lower-cased, {stop}, numbers folded: {NUMBER_RULE_LABELS[self.numbers]} "
+                f"(rule '{self.numbers}'), vocabulary up to {self.vocab_size:,} words")
 
     @classmethod
     def from_dict(cls, d: dict) -> TextSettings:
@@ -106,9 +131,7 @@ class Tokenizer:
     def __init__(self, settings: TextSettings = TextSettings()):
         self.settings = settings
         self.stopwords = load_stopwords(settings)
-        self._is_number = (
-            _HAS_DIGIT.search if settings.numbers == "any-digit" else _ALL_DIGITS.match
-        )
+        self._is_number = _NUMBER_PATTERNS[settings.numbers]
         self._memo: dict[str, str | None] = {}
 
     def normalise(self, token: str) -> str | None:

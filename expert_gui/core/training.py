@@ -278,13 +278,19 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
           out_dir: str | Path | None = None, progress: ProgressFn | None = None,
           should_stop: Callable[[], bool] | None = None,
           should_pause: Callable[[], bool] | None = None, resume: bool = False,
-          word_vectors=None) -> LogLinearModel:
+          word_vectors=None,
+          epoch_score: Callable[[dict[str, np.ndarray]], float] | None = None,
+          finish: Callable[[LogLinearModel], None] | None = None) -> LogLinearModel:
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
     Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps, when stopped, and at
     the end; `resume` continues from it. `word_vectors` (embeddings.load_word_vectors) may be
     passed when already loaded; otherwise settings.embeddings is read here. Under torchrun each
-    process trains on its share of every batch (see distributed.py).
+    process trains on its share of every batch (see distributed.py). `epoch_score`, given the
+    parameters as numpy arrays at the end of every epoch, returns a score to maximise (held-out
+    MAP, core/calibration.py); it is recorded in the history and, when given, early stopping
+    watches it instead of the validation loss. `finish` completes a model that was not stopped
+    (its calibration) before it is saved, so the model files are written once.
     """
     if resume and out_dir is None:
         raise TrainingError("resuming needs the output folder that holds the checkpoint")
@@ -349,7 +355,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         losses.read(run)  # when stopped: the steps since the last read
         if stopped:
             break
-        _end_epoch(run, net, data, val_idx, settings)
+        _end_epoch(run, net, data, val_idx, settings, epoch_score)
         if progress is not None and dist.is_main:
             progress(meter.event(run, total_steps, settings, run.history[-1]["train_loss"], 0,
                                  device, loss_is_new=False))
@@ -357,6 +363,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
             break
     save()
     model = _to_model(net, run, settings, collection, word_vectors)
+    if finish is not None and not stopped and dist.is_main:
+        finish(model)
     if out_dir is not None and dist.is_main:
         save_model(model, out_dir)
     return model
@@ -449,17 +457,22 @@ def validation_loss(net: LogLinearNet, data: DeviceInstances, idx: np.ndarray,
     return float(total) / len(idx)
 
 
-def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings) -> None:
+def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings,
+               epoch_score=None) -> None:
     val = validation_loss(net, data, val_idx)
-    run.history.append({
-        "epoch": run.epoch + 1, "step": run.step,
-        "train_loss": run.epoch_loss / max(run.epoch_instances, 1), "val_loss": val,
-    })
+    entry = {"epoch": run.epoch + 1, "step": run.step,
+             "train_loss": run.epoch_loss / max(run.epoch_instances, 1), "val_loss": val}
+    criterion = val  # lower is better
+    if epoch_score is not None:
+        entry["held_out_map"] = epoch_score(
+            {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
+        criterion = -entry["held_out_map"]
+    run.history.append(entry)
     run.epoch += 1
     run.batch = 0
     run.epoch_loss, run.epoch_instances = 0.0, 0
-    if val is not None and val < run.best_val:
-        run.best_val, run.best_epoch, run.bad_epochs = val, run.epoch, 0
+    if criterion is not None and criterion < run.best_val:
+        run.best_val, run.best_epoch, run.bad_epochs = criterion, run.epoch, 0
         if settings.early_stopping:
             run.best = {k: v.detach().clone() for k, v in net.state_dict().items()}
     else:

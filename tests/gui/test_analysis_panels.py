@@ -128,9 +128,10 @@ def test_comparison_evaluation_builds_tables_2_and_4(qtbot, state):
     ev = panel.evaluation
     assert ev.n_topics == 6
     rows = [panel.table2.item(r, 0).text() for r in range(panel.table2.rowCount())]
-    assert rows[-1] == "Log-linear (reference)" and len(rows) == 7
+    assert rows[-2:] == ["Log-linear (reference)", "Auto (fusion)"] and len(rows) == 9
+    assert "Model 1 (d, doc. length)" in rows
     assert panel.table4.item(2, 0).text() == "Ensemble (reference)"
-    assert panel.table2.item(6, 1).text().startswith(f"{ev.table2.means['loglinear']['AP']:.3f}")
+    assert panel.table2.item(7, 1).text().startswith(f"{ev.table2.means['loglinear']['AP']:.3f}")
     assert len(ev.difference.difference) == 6
 
 
@@ -138,3 +139,26 @@ def test_tsne_map_places_every_drawn_word(model):
     word_map = project_words(model.word_embeddings, "t-SNE", n_words=20)
     assert word_map.xy.shape == (len(word_map.word_ids), 2)
     assert np.isfinite(word_map.xy).all() and word_map.axes is None
+
+
+def test_comparison_says_which_method_works_best_on_the_held_out_documents(qtbot, state,
+                                                                            collection):
+    from expert_gui.core.calibration import train_with_held_out
+    from expert_gui.core.training import TrainSettings
+
+    panel = ComparisonPanel(state)
+    qtbot.addWidget(panel)
+    assert not panel.heldout_button.isEnabled() and "Train a model" in panel.heldout_label.text()
+    model = train_with_held_out(collection, TrainSettings(dim=8, epochs=2, batch_size=64,
+                                                          checkpoint_every=0))
+    state.set_model(model, None)
+    measures = model.calibration["measures"]
+    best = max(measures, key=lambda m: measures[m]["AP"])
+    rows = [panel.heldout_table.item(r, 0).text() for r in range(panel.heldout_table.rowCount())]
+    assert len(rows) == 4 and "Auto (fusion)" in rows
+    assert panel.heldout_table.item(0, 1).text() == f"{measures[best]['AP']:.3f}"
+    assert "Best on this collection" in panel.heldout_label.text()
+    panel.measure_held_out()
+    qtbot.waitUntil(lambda: panel.heldout_table.rowCount() == 10, timeout=60_000)
+    maps = [float(panel.heldout_table.item(r, 1).text()) for r in range(10)]
+    assert maps == sorted(maps, reverse=True)

@@ -28,7 +28,7 @@ def test_open_train_query_compare_and_screenshot(qtbot, window, tmp_path):
     sides = window.comparison_panel.rank_tables
     assert all(t.rowCount() > 0 for t in sides.values())
     table2 = window.comparison_panel.table2
-    assert table2.rowCount() == 7 and table2.item(6, 0).text().startswith("Log-linear")
+    assert table2.rowCount() == 9 and table2.item(7, 0).text().startswith("Log-linear")
     assert window.comparison_panel.table4.rowCount() == 3
     paths = save_panels(window, tmp_path)
     assert [p.name for p in paths] == list(FILES.values())

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from expert_gui.core.rankers import make_ranker
 from expert_gui.core.ranking import normalized_entropy
 from expert_gui.gui.panels.query import QueryPanel
 from expert_gui.gui.state import AppState
@@ -31,12 +32,36 @@ def _direct_p(model, words):
 
 @pytest.fixture
 def panel(qtbot, collection, model):
+    """The panel ranking by the log-linear model alone (its default is auto, tested below)."""
     state = AppState()
     panel = QueryPanel(state)
     qtbot.addWidget(panel)
+    panel.method_combo.setCurrentIndex(panel.method_combo.findData("loglinear"))
     state.set_collection(collection, None)
     state.set_model(model, None)
-    return panel
+    yield panel
+    state.runner.stop_all()
+
+
+def test_auto_ranks_by_default_with_the_log_linear_p_beside(qtbot, collection, model):
+    state = AppState()
+    panel = QueryPanel(state)
+    qtbot.addWidget(panel)
+    assert panel.method() == "auto"
+    state.set_collection(collection, None)
+    state.set_model(model, None)
+    qtbot.waitUntil(lambda: panel.method_ranker is not None, timeout=10_000)
+    panel.set_query("disk cache")
+    expected = make_ranker("auto", model=model, collection=collection).rank("disk cache")
+    p, _ = _direct_p(model, ["disk", "cache"])
+    table = panel.results
+    for row in range(5):
+        person = expected.people[row]
+        assert table.item(row, 1).text() == model.person_ids[person]
+        assert float(table.item(row, 3).text()) == pytest.approx(p[person], abs=5e-5)
+    assert "ranked by Auto (fusion) (Log-linear 0.33" in panel.words_label.text()
+    assert state.ranking.method == "loglinear"  # what the other panels are given
+    state.runner.stop_all()
 
 
 def test_ranked_people_and_probabilities_match_eq2(panel, model):

@@ -1,6 +1,12 @@
 """The paper's whole evaluation in one call: train (or reuse) the log-linear model, rank every
 topic with every method, and write run files, Tables 2 and 4, per-topic measures, Figures 2-5 and
-a report.md tying them together with the settings, the versions and the wall times."""
+a report.md tying them together with the settings, the versions and the wall times.
+
+The model is trained as `expert-gui train` trains it: a sample of documents is held out, the
+model is trained and the baselines index the rest, and `auto` is calibrated on the held-out
+documents. Every method is also measured on those documents as queries, beside its measures on
+the topics, so a reader sees whether the collection's own answer key picks the right method.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
+from expert_gui.core.calibration import held_out_measures, index_for, train_and_calibrate
 from expert_gui.core.collection import Collection
 from expert_gui.core.errors import ModelFileError, QueryError
 from expert_gui.core.evaluation import figures
@@ -34,6 +43,7 @@ from expert_gui.core.evaluation.tables import (
     build_table,
     write_table,
 )
+from expert_gui.core.heldout import HeldOutSettings, hold_out, without_documents
 from expert_gui.core.loading import load_collection
 from expert_gui.core.model import LogLinearModel
 from expert_gui.core.outputs import claim_output_folder
@@ -41,9 +51,9 @@ from expert_gui.core.rankers import METHODS, make_ranker
 from expert_gui.core.storage import load_model, save_model
 from expert_gui.core.text import TextSettings
 from expert_gui.core.topics import read_topics
-from expert_gui.core.training import TrainSettings, train
+from expert_gui.core.training import TrainSettings
 
-STAGES = ("load", "train", "rank", "analyse", "expansion", "sweep")
+STAGES = ("load", "train", "rank", "heldout", "numbers", "analyse", "expansion", "sweep")
 """The stages in order, as `ExperimentProgress.stage` and the wall times name them."""
 
 
@@ -64,6 +74,11 @@ class ExperimentSettings:
     depth: people kept per ranking in the run files (trec_eval's usual 1000).
     expansion_ks: the k of Figure 4 (Model 1 (jm) with each query word's k nearest W_p words).
     sweep_windows / sweep_epochs: Figure 2; sweep_epochs None trains as long as `train` says.
+    held_out: the documents held out of training (as `expert-gui train` does).
+    exclude_topic_documents: remove every document whose text is one of the queries before
+    anything else (papers used as queries), so that a query does not find itself.
+    other_numbers: also train with this numbers rule and add its log-linear and auto rows to
+    Table 2 (the rule's effect, with significance).
     """
 
     text: TextSettings = field(default_factory=TextSettings)
@@ -75,11 +90,15 @@ class ExperimentSettings:
     expansion_ks: tuple[int, ...] = (0, 1, 2, 4, 8, 16)
     sweep_windows: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
     sweep_epochs: int | None = None
+    held_out: HeldOutSettings = field(default_factory=HeldOutSettings)
+    exclude_topic_documents: bool = False
+    other_numbers: str = ""
 
     def to_dict(self) -> dict:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["text"] = self.text.to_dict()
         d["train"] = dataclasses.asdict(self.train)
+        d["held_out"] = self.held_out.to_dict()
         return json.loads(json.dumps(d, default=str))
 
 
@@ -91,6 +110,8 @@ class ExperimentResult:
     settings: ExperimentSettings
     n_topics: int = 0
     per_topic: dict[str, PerTopic] = field(default_factory=dict)
+    held_out: dict[str, PerTopic] = field(default_factory=dict)
+    excluded_documents: int = 0
     tables: dict[str, Table] = field(default_factory=dict)
     entropy: EntropyFit | None = None
     difference: APDifference | None = None
@@ -128,19 +149,31 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
         with stage("load"):
             collection = load_collection(collection_path, settings=settings.text,
                                          progress=stage.forward, should_stop=should_stop)
-        if collection is None:
-            raise Stopped
+            if collection is None:
+                raise Stopped
+            if settings.exclude_topic_documents:
+                collection = _without_queries(collection, queries, result)
         with stage("train"):
-            model = _model(collection, settings, model_path, result, stage.forward, should_stop)
+            model, index = _model(collection, settings, model_path, result, stage.forward,
+                                  should_stop)
         with stage("rank"):
-            rankings = _rank_all(collection, model, queries, judgments, scored, result,
+            rankings = _rank_all(index, model, queries, judgments, scored, result,
                                  stage.forward, should_stop)
+        with stage("heldout"):
+            if model.calibration:
+                result.held_out = held_out_measures(
+                    model, collection, settings.methods, depth=settings.depth,
+                    progress=stage.forward, should_stop=should_stop)
+        with stage("numbers"):
+            if settings.other_numbers:
+                _other_numbers(collection_path, settings, queries, judgments, scored, result,
+                               rankings, stage.forward, should_stop)
         with stage("analyse"):
             _tables_and_analyses(result, rankings, queries)
         if "model1-jm" in settings.methods and settings.expansion_ks:
             with stage("expansion"):
                 result.expansion = query_expansion_curve(
-                    collection, model, queries, judgments, scored, settings.expansion_ks,
+                    index, model, queries, judgments, scored, settings.expansion_ks,
                     depth=settings.depth, progress=stage.forward, should_stop=should_stop)
                 result.files += _write_curve(out, "figure4_query_expansion", "k", result.expansion)
                 result.files += figures.query_expansion_figure(
@@ -151,7 +184,7 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
                 if settings.sweep_epochs is not None:
                     train_settings = dataclasses.replace(train_settings, epochs=settings.sweep_epochs)
                 try:
-                    window_sweep(collection, train_settings, settings.sweep_windows, queries,
+                    window_sweep(index, train_settings, settings.sweep_windows, queries,
                                  judgments, scored, depth=settings.depth, progress=stage.forward,
                                  should_stop=should_stop, curve=result.sweep)
                 finally:
@@ -207,23 +240,55 @@ class _Stages:
 
 
 def _model(collection: Collection, settings: ExperimentSettings, model_path, result, forward,
-           should_stop) -> LogLinearModel:
-    """Reuse the model at `model_path` (it must be of this collection) or train and save one."""
+           should_stop) -> tuple[LogLinearModel, Collection]:
+    """Reuse the model at `model_path` (it must be of this collection) or train, calibrate and
+    save one; with the collection its rankers index (without its held-out documents)."""
     if model_path is not None:
         model = load_model(model_path)
-        if sorted(model.person_ids) != sorted(collection.person_ids):
+        index = index_for(model, collection)
+        if sorted(model.person_ids) != sorted(index.person_ids):
             raise ModelFileError(model_path, None, "this model ranks other people than the "
                                                    "collection holds: it was trained on another one")
-        if model.collection_fingerprint != collection.fingerprint:
+        if model.collection_fingerprint != index.fingerprint:
             result.warnings.append(
                 "The model's collection fingerprint differs from this load's (the files, the text "
                 "settings or the loader changed since training); its people are the same.")
         result.model_path = Path(model_path)
-        return model
-    model = train(collection, settings.train, progress=forward, should_stop=should_stop)
+        return model, index
+    split = hold_out(collection, settings.held_out)
+    model = train_and_calibrate(split, settings.train, progress=forward, should_stop=should_stop)
     check_stop(should_stop)
     result.model_path = save_model(model, result.out_dir / "model")
-    return model
+    return model, split.training
+
+
+def _without_queries(collection: Collection, queries: dict[str, str], result) -> Collection:
+    """The collection without the documents whose text is one of the queries."""
+    texts = {q.strip() for q in queries.values()}
+    drop = np.array([d for d in range(collection.n_documents)
+                     if collection.text(d).strip() in texts], dtype=np.int64)
+    result.excluded_documents = len(drop)
+    return without_documents(collection, drop)
+
+
+def _other_numbers(collection_path, settings: ExperimentSettings, queries, judgments, scored,
+                   result, rankings, forward, should_stop) -> None:
+    """Train again with the other numbers rule; its log-linear and auto rankings join Table 2 as
+    "loglinear@RULE" and "auto@RULE"."""
+    text = dataclasses.replace(settings.text, numbers=settings.other_numbers)
+    collection = load_collection(collection_path, settings=text, should_stop=should_stop)
+    if collection is None:
+        raise Stopped
+    if settings.exclude_topic_documents:
+        collection = _without_queries(collection, queries, result)
+    split = hold_out(collection, settings.held_out)
+    model = train_and_calibrate(split, settings.train, progress=forward, should_stop=should_stop)
+    check_stop(should_stop)
+    for method in ("loglinear", "auto"):
+        name = f"{method}@{settings.other_numbers}"
+        ranker = make_ranker(method, model=model, collection=split.training)
+        result.per_topic[name], rankings[name] = evaluate(
+            ranker, queries, judgments, scored, depth=settings.depth, should_stop=should_stop)
 
 
 def _rank_all(collection, model, queries, qrels, scored, result, forward, should_stop):
@@ -247,9 +312,16 @@ def _tables_and_analyses(result: ExperimentResult, rankings, queries) -> None:
     out = result.out_dir
     options = dict(n_permutations=result.settings.n_permutations, seed=result.settings.seed)
     if "loglinear" in result.per_topic:
+        rule = result.settings.other_numbers
+        other = (f"loglinear@{rule}", f"auto@{rule}") if rule else ()
         result.tables["table2"] = build_table(
             "Table 2: every method; marks: differs from Log-linear", result.per_topic,
-            TABLE2_METHODS, "loglinear", **options)
+            (*TABLE2_METHODS, *other), "loglinear", **options)
+    if "auto" in result.held_out:
+        result.tables["heldout"] = build_table(
+            "Held-out documents as queries: every method; marks: differs from Auto",
+            result.held_out, (*TABLE2_METHODS, "ensemble"), "auto",
+            measures=("AP", "RR"), **options)
     if {"ensemble", "loglinear", "model2-jm"} <= set(result.per_topic):
         result.tables["table4"] = build_table(
             "Table 4: Model 2, Log-linear and their ensemble; marks: differs from Ensemble",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from expert_gui import __version__
 from expert_gui.core.evaluation.measures import LABELS, MEASURES
 from expert_gui.core.evaluation.significance import mark
-from expert_gui.core.evaluation.tables import DIGITS, to_markdown
+from expert_gui.core.evaluation.tables import DIGITS, label, to_markdown
 
 if TYPE_CHECKING:
     from expert_gui.core.evaluation.experiment import ExperimentResult
@@ -77,6 +77,7 @@ def _report_lines(result: ExperimentResult) -> list[str]:
     for stem, table in result.tables.items():
         lines += [f"## {table.title}", "", to_markdown(table), significance, "",
                   f"Also as [{stem}.csv]({stem}.csv) and [{stem}.tex]({stem}.tex).", ""]
+    lines += _held_out_lines(result)
     if result.entropy is not None:
         e = result.entropy
         lines += ["## Figure 3: normalized entropy of P(c|q) vs average precision", "",
@@ -130,6 +131,35 @@ def _findings(result: ExperimentResult) -> list[str]:
             text += f"; Ensemble {ens:.3f}, {relation} the better of the two"
         lines.append(text)
     return lines + [""]
+
+
+def _held_out_lines(result: ExperimentResult) -> list[str]:
+    """Every method on the held-out documents beside the same method on the topics: does the
+    collection's own answer key pick the method that is best on the real topics?"""
+    if not result.held_out:
+        return []
+    n = len(next(iter(result.held_out.values())).topics)
+    held = result.settings.held_out
+    lines = ["## Held-out documents as queries, beside the topics", "",
+             f"{n} documents ({held.fraction:.0%} of those with people, at least {held.minimum}, "
+             f"at most {held.maximum}; seed {held.seed}) were held out of training and of every "
+             "index; each one's text is a query, its people the relevant answers.", "",
+             "| Method | MAP held-out | MRR held-out | MAP topics | MRR topics |",
+             "|---|---|---|---|---|"]
+    order = sorted(result.held_out, key=lambda m: -result.held_out[m].mean("AP"))
+    for m in order:
+        h, t = result.held_out[m], result.per_topic.get(m)
+        topics = f"{t.mean('AP'):.3f} | {t.mean('RR'):.3f}" if t is not None else "- | -"
+        lines.append(f"| {label(m)} | {h.mean('AP'):.3f} | {h.mean('RR'):.3f} | {topics} |")
+    best_held = order[0]
+    scored = [m for m in order if m in result.per_topic]
+    best_topics = max(scored, key=lambda m: result.per_topic[m].mean("AP")) if scored else None
+    lines += ["", f"Best on the held-out documents: {label(best_held)}; on the topics: "
+              f"{label(best_topics) if best_topics else '-'}.", ""]
+    if result.excluded_documents:
+        lines += [f"{result.excluded_documents} documents whose text is a query were removed "
+                  "from the collection first.", ""]
+    return lines
 
 
 def _curve_table(key: str, curve) -> list[str]:

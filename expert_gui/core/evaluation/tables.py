@@ -26,13 +26,16 @@ METHOD_LABELS = {
     "lsi": "LSI",
     "tfidf": "TF-IDF",
     "model1-d": "Model 1 (d)",
+    "model1-d-doc": "Model 1 (d, doc. length)",
     "model1-jm": "Model 1 (jm)",
     "model2-d": "Model 2 (d)",
     "model2-jm": "Model 2 (jm)",
     "loglinear": "Log-linear",
     "ensemble": "Ensemble",
+    "auto": "Auto (fusion)",
 }
-TABLE2_METHODS = ("lsi", "tfidf", "model1-d", "model1-jm", "model2-d", "model2-jm", "loglinear")
+TABLE2_METHODS = ("lsi", "tfidf", "model1-d", "model1-d-doc", "model1-jm", "model2-d",
+                  "model2-jm", "loglinear", "auto")
 TABLE4_METHODS = ("model2-jm", "loglinear", "ensemble")
 DIGITS = 3
 
@@ -78,15 +81,19 @@ def build_table(title: str, per_topic: Mapping[str, PerTopic], methods: Sequence
     return Table(title, reference, methods, tuple(measures), means, p_values)
 
 
-def _label(method: str) -> str:
-    return METHOD_LABELS.get(method, method)
+def label(method: str) -> str:
+    """A method's label; "loglinear@any-digit" (a model trained with another numbers rule)
+    reads "Log-linear, numbers: any-digit"."""
+    method, _, rule = method.partition("@")
+    label = METHOD_LABELS.get(method, method)
+    return f"{label}, numbers: {rule}" if rule else label
 
 
 def to_markdown(table: Table) -> str:
     head = ["Method", *(LABELS.get(x, x) for x in table.measures)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for m in table.methods:
-        cells = [_label(m) + (" (reference)" if m == table.reference else "")]
+        cells = [label(m) + (" (reference)" if m == table.reference else "")]
         for x in table.measures:
             value = f"{table.means[m][x]:.{DIGITS}f}"
             if m in table.best(x):
@@ -120,7 +127,7 @@ def to_latex(table: Table) -> str:
         r"\midrule",
     ]
     for m in table.methods:
-        cells = [_label(m)]
+        cells = [label(m)]
         for x in table.measures:
             value = f"{table.means[m][x]:.{DIGITS}f}"
             if m in table.best(x):

@@ -7,8 +7,13 @@ smoothed; p(q|theta_d) = prod_t p(t|theta_d)^n(t,q).
 
 Smoothing p(t|theta_x) = (1 - lambda_x) p(t|x) + lambda_x p(t):
 - Jelinek-Mercer ("jm"): lambda_x = lambda (0.5, as in Balog et al. 2006);
-- Dirichlet ("dirichlet"): lambda_x = beta / (beta + n(x)), n(x) the length of x in tokens (for a
-  person, of all their documents), beta the average document length (Balog et al. 2009).
+- Dirichlet ("dirichlet"): lambda_x = beta / (beta + n(x)), n(x) the length of x in tokens, beta
+  the average length of the texts being smoothed (Balog, Azzopardi, de Rijke, "A language
+  modeling framework for expert finding", IPM 45(1), 2009, section 4): for Model 2 the texts are
+  documents, so beta = mean_d |d|; for Model 1 they are candidate profiles, n(c) = sum_d a(d,c) |d|
+  (all of c's documents), so beta = mean_c n(c). Model 1 with the document length as beta
+  ("model1-d-doc", the earlier default) smooths a profile of 982 tokens (DPDK's average) with
+  beta = 32: hardly at all, and long queries then punish every missing word without mercy.
 
 Document-candidate association: a(d,c) = 1 when the collection links d and c, so
 p(d|c) = a(d,c) / sum_d' a(d',c) = 1/|D_c|. The paper's associations are static metadata (the
@@ -38,6 +43,7 @@ from expert_gui.core.ranking import Ranking
 from expert_gui.core.text import Tokenizer
 
 SMOOTHINGS = ("jm", "dirichlet")
+BETA_FROM = ("profiles", "documents")
 
 
 class _LanguageModelBase:
@@ -59,14 +65,19 @@ class _LanguageModelBase:
         self.tokenizer = Tokenizer(collection.settings)
         self.counts = term_document_matrix(collection)  # D x V, n(t, d)
         self.doc_lengths = collection.doc_lengths.astype(np.float64)
-        self.beta = float(self.doc_lengths.mean()) if beta is None else float(beta)
-        if smoothing == "dirichlet" and self.beta <= 0:
-            raise QueryError("Dirichlet smoothing needs beta > 0 (the collection has no words)")
         cf = np.asarray(self.counts.sum(axis=0)).ravel()
         self.p_background = cf / max(cf.sum(), 1.0)  # p(t)
         assoc = collection.association_matrix().T.tocsr()  # C x D
+        self.person_lengths = assoc @ self.doc_lengths  # n(c)
         n_docs = np.diff(assoc.indptr).astype(np.float64)
         self.p_doc_given_person = (diags(1.0 / np.maximum(n_docs, 1.0)) @ assoc).tocsr()  # p(d|c)
+        self.beta = float(self.smoothed_lengths().mean()) if beta is None else float(beta)
+        if smoothing == "dirichlet" and self.beta <= 0:
+            raise QueryError("Dirichlet smoothing needs beta > 0 (the collection has no words)")
+
+    def smoothed_lengths(self) -> np.ndarray:
+        """n(x) of the texts whose models are smoothed (documents, unless a model says else)."""
+        return self.doc_lengths
 
     def smoothing_weight(self, lengths: np.ndarray) -> np.ndarray:
         """lambda_x for texts of the given lengths."""
@@ -86,17 +97,28 @@ class _LanguageModelBase:
 
 
 class Model1(_LanguageModelBase):
-    """Profile-centric: one smoothed language model per person. A query costs O(k |C|)."""
+    """Profile-centric: one smoothed language model per person. A query costs O(k |C|).
+
+    Dirichlet's beta is the average profile length mean_c n(c) (Balog et al. 2009), or with
+    `beta_from="documents"` the average document length.
+    """
 
     model_number = 1
 
     def __init__(self, collection: Collection, smoothing: str = "jm", lam: float = 0.5,
-                 beta: float | None = None):
+                 beta: float | None = None, beta_from: str = "profiles"):
+        if beta_from not in BETA_FROM:
+            raise QueryError(f"beta_from must be one of {BETA_FROM}, not {beta_from!r}")
+        self.beta_from = beta_from
         super().__init__(collection, smoothing, lam, beta)
+        if smoothing == "dirichlet" and beta_from == "documents":
+            self.name += "-doc"
         p_term_doc = diags(1.0 / np.maximum(self.doc_lengths, 1.0)) @ self.counts  # p(t|d)
         self.profiles = (self.p_doc_given_person @ p_term_doc).tocsc()  # C x V, p(t|c)
-        person_lengths = collection.association_matrix().T @ self.doc_lengths  # n(c)
-        self.person_lambda = self.smoothing_weight(person_lengths)
+        self.person_lambda = self.smoothing_weight(self.person_lengths)
+
+    def smoothed_lengths(self) -> np.ndarray:
+        return self.person_lengths if self.beta_from == "profiles" else self.doc_lengths
 
     def scores(self, terms: np.ndarray, n_tq: np.ndarray) -> np.ndarray:
         """sum_t n(t,q) log((1 - lambda_c) p(t|c) + lambda_c p(t)) for every person."""

@@ -1,6 +1,8 @@
 """Model 2 comparison panel: one query ranked side by side by the log-linear model, Model 2 (jm or
 d smoothing) and their ensemble (Eq. 5), rank changes highlighted; with topics and qrels, the
-paper's Table 2 and Table 4 for this collection and the per-topic AP difference (Figure 5)."""
+paper's Table 2 and Table 4 for this collection and the per-topic AP difference (Figure 5); and,
+with no judgments at all, every method on the documents held out of the model's training: which
+method works best on this collection."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.calibration import held_out_measures, index_for
 from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.analysis import APDifference, ap_difference
 from expert_gui.core.evaluation.evaluate import Stopped, evaluate
@@ -68,6 +71,7 @@ def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
     topics = evaluated_topics(qrels, list(queries))
     if not topics:
         raise QueryError("none of the loaded topics has relevance judgments in the qrels")
+    collection = index_for(model, collection)
     per_topic = {}
     for i, method in enumerate(EVALUATED):
         if progress is not None:
@@ -159,6 +163,21 @@ class ComparisonPanel(QWidget):
         tabs.addTab(self.table2, "Table 2: all methods")
         tabs.addTab(self.table4, "Table 4: ensemble")
         tabs.addTab(self.diff_plot, "Per-topic AP difference")
+        self.heldout_table = make_table(["Method", "MAP", "MRR"], stretch_last=False)
+        self.heldout_button = QPushButton("Measure every method")
+        self.heldout_button.setToolTip("Rank every held-out document with every method (runs in "
+                                       "the background)")
+        self.heldout_button.clicked.connect(self.measure_held_out)
+        self.heldout_label = QLabel()
+        self.heldout_label.setWordWrap(True)
+        held = QWidget()
+        hl = QVBoxLayout(held)
+        row = QHBoxLayout()
+        row.addWidget(self.heldout_label, 1)
+        row.addWidget(self.heldout_button)
+        hl.addLayout(row)
+        hl.addWidget(self.heldout_table, 1)
+        tabs.addTab(held, "Held-out documents: which method works best here")
         self.results_tabs = tabs
 
         top = QHBoxLayout()
@@ -184,9 +203,61 @@ class ComparisonPanel(QWidget):
 
         state.collection_changed.connect(lambda _: self._build_model2())
         state.model_changed.connect(lambda _: self._update_evaluate())
+        state.model_changed.connect(self._show_calibration)
         state.topics_changed.connect(self._update_evaluate)
         state.ranked.connect(self.compare)
         self._update_evaluate()
+        self._show_calibration(state.model)
+
+    # -- held-out documents -------------------------------------------------------------------------
+    def _show_calibration(self, model) -> None:
+        """What the model's training measured on its held-out documents: auto and its members."""
+        calibration = getattr(model, "calibration", None)
+        self.heldout_button.setEnabled(bool(calibration))
+        if not calibration:
+            self.heldout_label.setText(
+                "Train a model (held-out documents are set aside by default) to see which method "
+                "works best on this collection, with no relevance judgments.")
+            fill_table(self.heldout_table, [])
+            return
+        self.fill_held_out({m: (v["AP"], v["RR"]) for m, v in calibration["measures"].items()})
+
+    def fill_held_out(self, measures: dict[str, tuple[float, float]]) -> None:
+        """One row per method, best MAP first; the verdict in the label."""
+        calibration = self.state.model.calibration
+        order = sorted(measures, key=lambda m: -measures[m][0])
+        fill_table(self.heldout_table, [
+            [METHOD_LABELS.get(m, m), item(f"{measures[m][0]:.3f}", align_right=True),
+             item(f"{measures[m][1]:.3f}", align_right=True)] for m in order])
+        weights = ", ".join(f"{METHOD_LABELS.get(m, m)} {w:.2f}" for m, w in zip(
+            calibration["fusion"]["members"], calibration["fusion"]["weights"], strict=True))
+        n = len(calibration["held_out"]["documents"])
+        self.heldout_label.setText(
+            f"Each of the {n:,} documents held out of training is a query, its own people the "
+            f"answers. Best on this collection: <b>{METHOD_LABELS.get(order[0], order[0])}</b> "
+            f"(MAP {measures[order[0]][0]:.3f}). Auto weighs {weights}.")
+
+    def measure_held_out(self) -> None:
+        s = self.state
+        if s.model is None or s.collection is None or not s.model.calibration:
+            if s.collection is None:
+                self.heldout_label.setText("Open the model's collection to measure every method.")
+            return
+        self.heldout_button.setEnabled(False)
+        self.heldout_label.setText("Ranking the held-out documents with every method…")
+        s.runner.start("heldout", held_out_measures, s.model, s.collection,
+                       on_success=self._held_out_measured, on_failure=self._held_out_failed)
+
+    def _held_out_measured(self, per_method) -> None:
+        self.heldout_button.setEnabled(True)
+        self.fill_held_out({m: (p.mean("AP"), p.mean("RR")) for m, p in per_method.items()})
+
+    def _held_out_failed(self, exc, details) -> None:
+        self.heldout_button.setEnabled(True)
+        self.heldout_label.setText("Measuring stopped." if isinstance(exc, Stopped)
+                                   else "Measuring failed.")
+        if not isinstance(exc, Stopped):
+            show_error(self, "Cannot measure the held-out documents", exc, details)
 
     # -- side by side -------------------------------------------------------------------------------
     def _model2_method(self) -> str:

@@ -1,6 +1,7 @@
-"""Query panel: type a topic, see the people ranked by P(c|q) (Eq. 2), which query words the model
-does not know, why a person ranks where they do (each word's P(c|w), Eq. 1, and their supporting
-documents), and export the ranking as CSV or a TREC run."""
+"""Query panel: type a topic, see the people ranked by the chosen method (`auto`, the fusion
+calibrated on the model's held-out documents, by default) with the log-linear model's P(c|q)
+(Eq. 2), which query words the model does not know, why a person ranks where they do (each word's
+P(c|w), Eq. 1, and their supporting documents), and export the ranking as CSV or a TREC run."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import (
+    QComboBox,
     QCompleter,
     QFileDialog,
     QHBoxLayout,
@@ -25,8 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.calibration import index_for
 from expert_gui.core.evaluation.runs import write_run
-from expert_gui.core.rankers import make_ranker
+from expert_gui.core.evaluation.tables import METHOD_LABELS
+from expert_gui.core.rankers import METHODS, make_ranker
 from expert_gui.core.rankers.loglinear import LogLinearRanker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
@@ -34,6 +38,12 @@ from expert_gui.gui.widgets import BarDelegate, boxed, fill_table, item, make_ta
 
 DEFAULT_DEPTH = 50
 TREC_TOPIC_ID = "query"
+
+
+def build_ranker(method: str, model, collection):
+    """A ranker that needs the model's collection, over the index the model was calibrated with
+    (a worker builds it: it reads every document)."""
+    return make_ranker(method, model=model, collection=index_for(model, collection))
 
 
 class WordCompleter(QCompleter):
@@ -66,8 +76,19 @@ class QueryPanel(QWidget):
         self.state = state
         self.setObjectName("query-panel")
         self.ranker: LogLinearRanker | None = None
-        self.ranking = None
+        self.method_ranker = None  # the chosen method's ranker, when it is not the log-linear one
+        self.loglinear_ranking = None  # of the current query, always: P(c|q) and the entropy
+        self.ranking = None  # of the current query by the chosen method
         self._documents = []
+
+        self.method_combo = QComboBox()
+        for method in METHODS:
+            self.method_combo.addItem(METHOD_LABELS.get(method, method), method)
+        self.method_combo.setToolTip(
+            "Which method ranks: Auto fuses the log-linear model, Model 2 (jm) and Model 1 (d) "
+            "with weights chosen on the documents held out of training; the others need the "
+            "model's collection too, except Log-linear")
+        self.method_combo.currentIndexChanged.connect(lambda _: self._build_method_ranker())
 
         self.query_edit = QLineEdit()
         self.query_edit.setPlaceholderText("Type a topic, e.g. “memory allocation” (Ctrl+L)")
@@ -108,6 +129,7 @@ class QueryPanel(QWidget):
         self.why_label.setWordWrap(True)
 
         top = QHBoxLayout()
+        top.addWidget(self.method_combo)
         top.addWidget(self.query_edit, 1)
         top.addWidget(self.depth_spin)
         top.addWidget(self.search_button)
@@ -135,12 +157,14 @@ class QueryPanel(QWidget):
         layout.addWidget(main, 1)
 
         state.model_changed.connect(self._model_changed)
+        state.collection_changed.connect(lambda _: self._build_method_ranker())
         state.query_requested.connect(self.set_query)
         self._model_changed(state.model)
 
     # -- model and query --------------------------------------------------------------------------
     def _model_changed(self, model) -> None:
         self.ranker = make_ranker("loglinear", model=model) if model is not None else None
+        self.method_ranker = None
         enabled = model is not None
         for w in (self.query_edit, self.search_button, self.depth_spin):
             w.setEnabled(enabled)
@@ -151,6 +175,31 @@ class QueryPanel(QWidget):
         self.completer.set_words(model.vocab.words[1:])
         self.words_label.setText(f"{model.n_people:,} people, {len(model.vocab) - 1:,} words "
                                  "known. Press Enter to rank.")
+        self._build_method_ranker()
+        if self.query_edit.text().strip():
+            self.run_query()
+
+    def method(self) -> str:
+        return self.method_combo.currentData()
+
+    def _build_method_ranker(self) -> None:
+        """Build the chosen method's ranker in a worker; until it is ready, and for Log-linear,
+        the log-linear model ranks."""
+        self.method_ranker = None
+        model, collection, method = self.state.model, self.state.collection, self.method()
+        if model is None or collection is None or method == "loglinear":
+            return
+        self.state.runner.start(
+            "query-ranker", build_ranker, method, model, collection,
+            on_success=lambda r: self._method_ready(r, method, model, collection),
+            on_failure=lambda exc, tb: self.state.message.emit(
+                f"{METHOD_LABELS.get(method, method)} is not available: {exc}"))
+
+    def _method_ready(self, ranker, method, model, collection) -> None:
+        s = self.state
+        if (method, model, collection) != (self.method(), s.model, s.collection):
+            return  # built for a choice that has since changed
+        self.method_ranker = ranker
         if self.query_edit.text().strip():
             self.run_query()
 
@@ -167,12 +216,15 @@ class QueryPanel(QWidget):
         text = self.query_edit.text().strip()
         if self.ranker is None or not text:
             return
-        ranking = self.ranker.rank(text)
+        self.loglinear_ranking = self.ranker.rank(text)
+        ranking = self.loglinear_ranking
+        if self.method_ranker is not None:
+            ranking = self.method_ranker.rank(text)
         self.ranking = ranking
         self._show_words(ranking)
         self._show_ranking(ranking)
         self.export_button.setEnabled(len(ranking) > 0)
-        self.state.set_ranking(ranking)
+        self.state.set_ranking(self.loglinear_ranking)
 
     def _show_words(self, ranking) -> None:
         parts = []
@@ -184,17 +236,34 @@ class QueryPanel(QWidget):
         if ranking.no_known_words:
             parts.append('<span style="color:#c92a2a">The model knows none of these words: '
                          "nobody can be ranked.</span>")
-        elif ranking.entropy is not None:
-            parts.append(f"normalized entropy (Eq. 6): {ranking.entropy:.3f}")
+        elif self.loglinear_ranking.entropy is not None:
+            parts.append(f"normalized entropy (Eq. 6): {self.loglinear_ranking.entropy:.3f}")
+        parts.append(f"ranked by {html.escape(self._method_note(ranking))}")
         self.words_label.setText(" &nbsp;·&nbsp; ".join(parts))
+
+    def _method_note(self, ranking) -> str:
+        """Which method ranked, and for auto with which weights; P(c|q) is always the log-linear
+        model's."""
+        note = METHOD_LABELS.get(ranking.method, ranking.method)
+        if "weights" in ranking.extra:
+            weights = ", ".join(f"{METHOD_LABELS.get(m, m)} {w:.2f}" for m, w in
+                                zip(ranking.extra["members"], ranking.extra["weights"],
+                                    strict=True))
+            how = "calibrated on held-out documents" if ranking.extra["calibrated"] else \
+                "equal weights"
+            note += f" ({weights}; {how})"
+        elif self.method() != ranking.method:
+            note += f" ({METHOD_LABELS.get(self.method(), self.method())} is being prepared" + \
+                ("" if self.state.collection is not None else ": open the model's collection") + ")"
+        return note
 
     def _show_ranking(self, ranking) -> None:
         model = self.state.model
         depth = self.depth_spin.value()
         rows = []
-        probs = ranking.probabilities
+        probs = self.loglinear_ranking.probabilities
         shown = ranking.people[:depth]
-        top_p = float(probs[shown[0]]) if len(shown) else 1.0
+        top_p = float(probs[shown].max()) if len(shown) else 1.0  # bars: share of the largest
         for rank, person in enumerate(shown, start=1):
             p = float(probs[person])
             bar = item("")
@@ -218,10 +287,13 @@ class QueryPanel(QWidget):
         person = int(self.ranking.people[row])
         explanation = self.ranker.explain(self.ranking, person, self.state.collection)
         model = self.state.model
+        how = (": the product of P(c|w) over the query words (Eq. 2) decides the order."
+               if self.ranking.method == "loglinear" else
+               f" by {html.escape(METHOD_LABELS.get(self.ranking.method, self.ranking.method))}; "
+               "below, the log-linear model's evidence.")
         self.why_label.setText(
             f"<b>{html.escape(model.person_names[person])}</b> "
-            f"({html.escape(model.person_ids[person])}) is ranked {explanation.rank}: the "
-            "product of P(c|w) over the query words (Eq. 2) decides the order.")
+            f"({html.escape(model.person_ids[person])}) is ranked {explanation.rank}{how}")
         rows = []
         largest = max((np.exp(lp) for _, lp in explanation.word_log_probs), default=1.0)
         for word, log_p in explanation.word_log_probs:

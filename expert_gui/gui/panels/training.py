@@ -67,8 +67,10 @@ TOOLTIPS = {
     "epochs": "Passes over all training instances.",
     "overlapping": "Take every n-gram (sliding window) instead of non-overlapping ones.",
     "validation_fraction": "Share of instances held out to measure the validation loss.",
-    "early_stopping": "Stop when the validation loss has not improved for `patience` epochs.",
-    "patience": "Epochs without validation improvement before early stopping.",
+    "early_stopping": "Stop when the MAP on the held-out documents (2% of the documents, kept "
+                      "out of training as queries) has not improved for `patience` epochs, and "
+                      "keep the best epoch.",
+    "patience": "Epochs without improvement before early stopping.",
     "seed": "Random seed: the same seed and settings give the same model.",
     "device": "Where to train: auto picks a GPU when there is one.",
     "mixed_precision": "Compute in bf16/fp16 on a GPU (faster, slightly less exact).",
@@ -388,6 +390,11 @@ class TrainingPanel(QWidget):
         settings_box = QGroupBox("Settings")
         sl = QVBoxLayout(settings_box)
         sl.addWidget(form_scroll)
+        self.text_label = QLabel("Text: open a collection.")
+        self.text_label.setWordWrap(True)
+        self.text_label.setToolTip("How the open collection's text became words (section 4.4); "
+                                   "a model keeps the rule it was trained with")
+        sl.addWidget(self.text_label)
         ll.addWidget(settings_box, 1)
         ll.addLayout(buttons)
         models_box = QGroupBox("Saved models")
@@ -418,6 +425,8 @@ class TrainingPanel(QWidget):
 
     # -- state ------------------------------------------------------------------------------------
     def _on_collection_changed(self, collection) -> None:
+        self.text_label.setText("Text: " + (collection.settings.describe() if collection is not None
+                                            else "open a collection."))
         if collection is not None and not self.is_training():
             self.apply_suggested_settings(collection)
         self._update_buttons()
@@ -495,8 +504,8 @@ class TrainingPanel(QWidget):
         self.plot.clear_data()
         try:
             self._task = self.state.runner.start(
-                "training", "expert_gui.core.training:train", collection, settings,
-                out_dir=folder, resume=resume,
+                "training", "expert_gui.core.calibration:train_with_held_out", collection,
+                settings, out_dir=folder, resume=resume,
                 pausable=True, on_progress=self._on_progress, on_success=self._on_trained,
                 on_failure=self._on_failed)
         except TaskBusy:
@@ -570,12 +579,14 @@ class TrainingPanel(QWidget):
             on_failure=lambda exc, tb: show_error(self, f"Cannot open {folder.name}", exc, tb))
 
     def _model_loaded(self, model, folder: Path) -> None:
+        from expert_gui.core.calibration import trained_on  # not at start-up: ir_measures
+
         self.state.set_model(model, folder)
         self.state.message.emit(f"Opened model {folder.name}")
         collection = self.state.collection
         self.status_label.setText(f"Opened {folder}")
         if collection is not None and model.collection_fingerprint and collection.fingerprint \
-                and model.collection_fingerprint != collection.fingerprint:
+                and not trained_on(model, collection):
             self.status_label.setText(
                 f"Opened {folder}. It was trained on another collection "
                 f"({model.collection_source or 'unknown'}): queries work, supporting documents "

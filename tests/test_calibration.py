@@ -1,0 +1,113 @@
+"""Training with held-out documents: their MAP per epoch, early stopping on it, the calibration
+of `auto`, and the index a model's rankers use."""
+
+import numpy as np
+import pytest
+from fixtures.training import load_training_fixture
+
+from expert_gui.core.calibration import (
+    calibrate,
+    held_out_map,
+    held_out_measures,
+    index_for,
+    train_and_calibrate,
+    train_with_held_out,
+    trained_on,
+)
+from expert_gui.core.errors import QueryError
+from expert_gui.core.evaluation.evaluate import evaluate
+from expert_gui.core.heldout import HeldOutSettings, hold_out
+from expert_gui.core.rankers import make_ranker
+from expert_gui.core.rankers.fusion import MEMBERS
+from expert_gui.core.storage import load_model
+from expert_gui.core.training import TrainSettings, train
+
+SETTINGS = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3,
+                         checkpoint_every=0)
+
+
+@pytest.fixture(scope="module")
+def split():
+    return hold_out(load_training_fixture(), HeldOutSettings(fraction=0.2, minimum=1, seed=2))
+
+
+@pytest.fixture(scope="module")
+def trained(split, tmp_path_factory):
+    out = tmp_path_factory.mktemp("model")
+    return train_and_calibrate(split, SETTINGS, out_dir=out), out
+
+
+def test_held_out_map_is_the_log_linear_rankers_map(split, trained):
+    model, _ = trained
+    params = {k: getattr(model, k) for k in ("word_embeddings", "candidate_weights",
+                                             "candidate_bias")}
+    per_topic, _ = evaluate(make_ranker("loglinear", model=model), split.queries(),
+                            split.qrels(), split.doc_ids)
+    assert held_out_map(split)(params) == pytest.approx(per_topic.mean("AP"), abs=1e-9)
+    assert [h["held_out_map"] for h in model.history][-1] == pytest.approx(per_topic.mean("AP"))
+
+
+def test_calibration_is_saved_and_auto_is_never_below_its_members(split, trained):
+    model, out = trained
+    saved = load_model(out).calibration
+    assert saved == model.calibration
+    assert saved["held_out"]["documents"] == split.doc_ids
+    assert saved["fusion"]["members"] == list(MEMBERS)
+    assert sum(saved["fusion"]["weights"]) == pytest.approx(1.0)
+    measures = saved["measures"]
+    assert set(measures) == {*MEMBERS, "auto"}
+    assert measures["auto"]["AP"] >= max(measures[m]["AP"] for m in MEMBERS) - 1e-12
+    for method, per_topic in held_out_measures(model, split.collection,
+                                               (*MEMBERS, "auto")).items():
+        assert per_topic.mean("AP") == pytest.approx(measures[method]["AP"])
+        assert per_topic.mean("RR") == pytest.approx(measures[method]["RR"])
+
+
+def test_the_models_rankers_index_the_collection_without_its_held_out_documents(split, trained):
+    model, _ = trained
+    index = index_for(model, split.collection)
+    assert index.fingerprint == model.collection_fingerprint == split.training.fingerprint
+    assert trained_on(model, split.collection) and not trained_on(model, split.training)
+    assert index.doc_ids == split.training.doc_ids
+    auto = make_ranker("auto", model=model, collection=index)
+    assert auto.calibrated and auto.weights.tolist() == model.calibration["fusion"]["weights"]
+    uncalibrated = train(split.collection, SETTINGS)
+    assert index_for(uncalibrated, split.collection) is split.collection
+    assert trained_on(uncalibrated, split.collection)
+    with pytest.raises(QueryError, match="without held-out documents"):
+        held_out_measures(uncalibrated, split.collection)
+    with pytest.raises(QueryError, match="none of the model's held-out documents"):
+        held_out_measures(model, split.training)
+
+
+def test_early_stopping_keeps_the_epoch_with_the_best_held_out_map(split):
+    settings = TrainSettings(dim=16, batch_size=16, epochs=30, optimizer="adam",
+                             learning_rate=0.05, validation_fraction=0.1, early_stopping=True,
+                             patience=2, seed=1, checkpoint_every=0)
+    model = train_and_calibrate(split, settings)
+    maps = [h["held_out_map"] for h in model.history]
+    best = model.settings["best_epoch"]
+    assert maps[best - 1] == max(maps)
+    assert len(maps) == best + 2 < 30  # stopped two epochs after the best
+    params = {k: getattr(model, k) for k in ("word_embeddings", "candidate_weights",
+                                             "candidate_bias")}
+    assert held_out_map(split)(params) == pytest.approx(max(maps))  # the best epoch's model
+
+
+def test_a_stopped_run_is_not_calibrated(split):
+    model = train_and_calibrate(split, SETTINGS, should_stop=lambda: True)
+    assert model.calibration is None
+
+
+def test_calibrate_reports_progress(split, trained):
+    model, _ = trained
+    events = []
+    calibrate(model, split, progress=events.append)
+    assert events[-1] == (len(split.documents), len(split.documents))
+    assert np.diff([e[0] for e in events]).min() == 1
+
+
+def test_the_apps_training_holds_out_documents_by_the_training_seed(split):
+    model = train_with_held_out(split.collection, SETTINGS)
+    assert model.calibration["held_out"]["seed"] == SETTINGS.seed
+    assert trained_on(model, split.collection)
