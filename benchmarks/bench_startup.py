@@ -46,15 +46,21 @@ def time_help(tree: Path, args: list[str]) -> float | None:
         return time.perf_counter() - t if done.returncode == 0 else None
 
 
-def time_window(tree: Path, display: str, timeout: float = 60.0) -> float:
-    """Seconds until the app's window is visible (a first launch)."""
+def time_window(tree: Path, display: str, timeout: float = 60.0) -> float | None:
+    """Seconds until the app's window is visible (a first launch); None, with the reason on
+    stderr, when the app ends or shows nothing within `timeout`."""
     with tempfile.TemporaryDirectory() as home:
+        log = Path(home) / "stderr.txt"
         t = time.perf_counter()
         app = subprocess.Popen([sys.executable, "-m", "expert_gui"], cwd=tree,
                                env=_env(tree, Path(home), display),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=log.open("wb"))
         try:
             while time.perf_counter() - t < timeout:
+                if app.poll() is not None:
+                    print(f"{tree}: the app ended ({app.returncode}) before its window showed:\n"
+                          f"{log.read_text(errors='replace')[-2000:]}", file=sys.stderr)
+                    return None
                 found = subprocess.run(
                     ["xdotool", "search", "--all", "--onlyvisible", "--pid", str(app.pid), "--name",
                      f"^{WINDOW_TITLE}$"], env={**os.environ, "DISPLAY": display},
@@ -62,7 +68,8 @@ def time_window(tree: Path, display: str, timeout: float = 60.0) -> float:
                 if found.stdout.strip():
                     return time.perf_counter() - t
                 time.sleep(0.01)
-            raise TimeoutError(f"no window in {timeout} s")
+            print(f"{tree}: no window in {timeout} s", file=sys.stderr)
+            return None
         finally:
             app.terminate()
             try:
@@ -109,13 +116,17 @@ def main() -> None:
     out = {"previous": f"{args.previous} ({commit})", "runs": args.runs,
            "python": sys.version.split()[0], "load_average_1min": os.getloadavg()[0]}
     for case in times["ours"]:
-        if not times["ours"][case] or None in times["ours"][case]:
+        ours_times = [x for x in times["ours"][case] if x is not None]
+        if not ours_times:
             continue
-        ours = statistics.median(times["ours"][case])
-        out[case] = {"ours_median_s": round(ours, 3)}
-        if None not in times["previous"][case]:
-            before = statistics.median(times["previous"][case])
-            out[case].update(previous_median_s=round(before, 3), speedup=round(before / ours, 2))
+        ours = statistics.median(ours_times)
+        out[case] = {"ours_median_s": round(ours, 3), "ours_failed": len(times["ours"][case])
+                     - len(ours_times)}
+        before_times = [x for x in times["previous"][case] if x is not None]
+        if before_times:
+            before = statistics.median(before_times)
+            out[case].update(previous_median_s=round(before, 3), speedup=round(before / ours, 2),
+                             previous_failed=len(times["previous"][case]) - len(before_times))
     print(json.dumps(out, indent=1))
 
 
