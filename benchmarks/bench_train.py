@@ -1,39 +1,55 @@
-"""Trainer speed and memory: ours against a straightforward PyTorch version of the same model.
+"""Trainer speed: ours against a straightforward PyTorch model and against our previous trainer.
 
-    .venv/bin/python benchmarks/bench_train.py ../shared/data/dpdk-maintainers [--steps 100]
+    .venv/bin/python benchmarks/bench_train.py ../shared/data/dpdk-maintainers [--device cuda]
+        [--steps N] [--previous main] [--epoch] [--parts dpdk,synthetic]
 
-Parts (each in its own process, so each peak resident memory is its own):
-- dpdk: instances/s of `training.window_cross_entropy` and of the straightforward model
+Parts (each in its own process, so each peak memory is its own):
+- dpdk: on the same batches, from the same initial parameters, on one device:
+  `ours` (the step `train` runs: training_step.Stepper on device-resident instances), on CUDA
+  also `ours-graph` (the same step replayed from a CUDA graph, `cuda_graphs`), `previous` (the
+  step of our trainer as it was at git --previous, loaded beside this one) and `straightforward`
   (nn.Embedding, nn.Linear, per-word log_softmax, sum over the window, log_softmax, soft
-  cross-entropy on dense targets, Adadelta), the same batches from the same initial parameters,
-  with the loss of both at the end, and the time of the loss and its gradient alone (the
-  optimiser's update of the dense W_p is the same work for both); with --epoch, the time of one
-  full epoch of `train`.
-- synthetic: `train` on a random collection with 50,000 people (e=300, n=8, m=1024) for a few
-  hundred steps, and its peak resident memory (and the straightforward model's, for a few steps).
+  cross-entropy on dense targets, Adadelta, the loss read after every step). Trainers alternate
+  in blocks of --block steps; a block ends when the device has finished it (ours reads its loss
+  there, as `train` does about every 100 ms), and speeds come from the median block, so other
+  work on a shared machine slows all alike. Then, each alone: host syncs (reads of a device
+  value, `aten::_local_scalar_dense`), operators and CUDA kernel launches per step from
+  torch.profiler; and ours' step-time split (batch assembly, forward+backward, penalty and
+  optimiser, the loss read), each part timed alone between device synchronisations. With
+  --epoch, one full epoch of `train` (and of `train` with CUDA graphs on CUDA).
+- synthetic: ours and previous on a random collection with 50,000 people (e=300, n=8, m=1024),
+  and the peak memory (the straightforward model too, for a few steps, with
+  --straightforward-steps).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import json
 import math
 import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
+from torch.profiler import ProfilerActivity, profile
 
+import expert_gui.core
 from expert_gui.core.collection import Collection, CollectionBuilder
-from expert_gui.core.instances import Instances, make_instances
+from expert_gui.core.distributed import DistContext
+from expert_gui.core.instances import make_instances
 from expert_gui.core.text import TextSettings
 from expert_gui.core.training import (
+    READ_EVERY_S,
     LogLinearNet,
     TrainSettings,
     initial_parameters,
@@ -41,6 +57,12 @@ from expert_gui.core.training import (
     select_device,
     train,
 )
+from expert_gui.core.training_step import DeviceInstances, make_stepper
+
+ROOT = Path(__file__).resolve().parents[1]
+LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
+            "cudaGraphLaunch")
+COPIES = ("cudaMemcpyAsync", "cudaMemsetAsync", "cudaMemcpy")
 
 
 def load_dpdk(path: str | Path, settings: TextSettings = TextSettings()) -> Collection:
@@ -83,106 +105,249 @@ class Straightforward(nn.Module):
         return (weights * ce).sum() / m + l2 / (2 * m) * penalty
 
 
-def _batches(instances: Instances, settings: TrainSettings, steps: int):
-    order = np.random.default_rng(0).permutation(len(instances))
-    m = settings.batch_size
-    return [order[i * m:(i + 1) * m] for i in range(min(steps, math.ceil(len(order) / m)))]
+def synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
 
 
-def ours(instances, n_words, n_people, settings):
-    """One step of the trainer's own loss (`LogLinearNet` + the hand-added penalty gradient)."""
-    net = LogLinearNet(*initial_parameters(n_words, n_people, settings))
-    opt = make_optimizer(net.parameters(), settings)
+# -- the trainers: each has step(b) (no wait), finish() (waits; returns the summed loss) --------
+class Ours:
+    """The step `train` runs, on this run's batches."""
 
-    def step(idx) -> tuple[float, float]:
-        rows, people, probs = instances.targets(idx)
-        t = time.perf_counter()
-        ce = net(torch.from_numpy(instances.windows[idx]).long(), torch.from_numpy(rows),
-                 torch.from_numpy(people), torch.from_numpy(probs).float(),
-                 torch.from_numpy(instances.weights[idx]).float(), len(idx))
-        opt.zero_grad(set_to_none=True)
-        ce.backward()
-        penalty = net.add_penalty(settings.l2, len(idx))
-        model_s = time.perf_counter() - t
-        opt.step()
-        return ce.item() + penalty, model_s
+    def __init__(self, instances, n_words, n_people, settings, order, device):
+        self.net = LogLinearNet(*initial_parameters(n_words, n_people, settings),
+                                chunk=settings.candidate_chunk).to(device)
+        self.optimizer = make_optimizer(self.net.parameters(), settings, device)
+        self.data = DeviceInstances(instances, device)
+        self.stepper = make_stepper(self.net, self.net, self.optimizer, self.data, settings,
+                                    DistContext())
+        self.plan = self.data.plan(order, settings.batch_size, DistContext())
+        self.stepper.start_epoch(0.0)
 
-    return step
+    def step(self, b: int) -> None:
+        self.stepper.step(self.plan, b)
+
+    def finish(self) -> float:
+        return self.stepper.read()
 
 
-def straightforward(instances, n_words, n_people, settings):
-    model = Straightforward(*initial_parameters(n_words, n_people, settings))
-    opt = make_optimizer(model.parameters(), settings)
+class Previous:
+    """The step of our trainer at another commit (`_step`: numpy batches, the loss read back)."""
 
-    def step(idx) -> tuple[float, float]:
-        targets = torch.from_numpy(instances.target_matrix(idx, n_people)).float()
-        t = time.perf_counter()
-        loss = model.loss(torch.from_numpy(instances.windows[idx]).long(), targets,
-                          torch.from_numpy(instances.weights[idx]).float(), settings.l2)
-        opt.zero_grad(set_to_none=True)
+    def __init__(self, module, instances, n_words, n_people, settings, order, device):
+        self.module, self.instances, self.settings, self.device = (module, instances, settings,
+                                                                   device)
+        self.net = module.LogLinearNet(*module.initial_parameters(n_words, n_people, settings),
+                                       chunk=settings.candidate_chunk).to(device)
+        self.optimizer = module.make_optimizer(self.net.parameters(), settings)
+        self.dist = module.distributed.DistContext()
+        self.order, self.m, self.total = order, settings.batch_size, 0.0
+
+    def step(self, b: int) -> None:
+        idx = self.order[b * self.m:(b + 1) * self.m]
+        loss = self.module._step(self.net, self.net, self.optimizer, self.instances, idx,
+                                 self.settings, self.device, self.dist)
+        self.total += loss * len(idx)
+
+    def finish(self) -> float:
+        synchronize(self.device)
+        return self.total
+
+
+class Plain:
+    """The straightforward model, its dense targets built on the host and copied over."""
+
+    def __init__(self, instances, n_words, n_people, settings, order, device):
+        self.model = Straightforward(*initial_parameters(n_words, n_people, settings)).to(device)
+        self.optimizer = make_optimizer(self.model.parameters(), settings)
+        self.instances, self.n_people, self.l2, self.device = (instances, n_people, settings.l2,
+                                                               device)
+        self.order, self.m, self.total = order, settings.batch_size, 0.0
+
+    def step(self, b: int) -> None:
+        idx = self.order[b * self.m:(b + 1) * self.m]
+        targets = torch.from_numpy(self.instances.target_matrix(idx, self.n_people)).float()
+        loss = self.model.loss(torch.from_numpy(self.instances.windows[idx]).long().to(self.device),
+                               targets.to(self.device),
+                               torch.from_numpy(self.instances.weights[idx]).float().to(self.device),
+                               self.l2)
+        self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        model_s = time.perf_counter() - t
-        opt.step()
-        return loss.item(), model_s
+        self.optimizer.step()
+        self.total += loss.item() * len(idx)
 
-    return step
-
-
-def timed(step, batches) -> tuple[list[float], list[float], list[float]]:
-    """Per step: seconds of the whole step, seconds of the loss and its gradient, the loss."""
-    whole, model, losses = [], [], []
-    for idx in batches:
-        t = time.perf_counter()
-        loss, model_s = step(idx)
-        whole.append(time.perf_counter() - t)
-        model.append(model_s)
-        losses.append(loss)
-    return whole, model, losses
+    def finish(self) -> float:
+        synchronize(self.device)
+        return self.total
 
 
-def compare(collection: Collection, settings: TrainSettings, steps: int, label: str,
-            straightforward_steps: int | None = None) -> dict:
-    """Both trainers on the same batches; their steps alternate in blocks of 5, and speeds are
-    from median step times (and fastest steps), so other work on the machine slows both alike
-    and spikes drop out."""
+def load_previous(ref: str):
+    """training.py as it was at git `ref`, importable beside the current package: its
+    `distributed` module is the one of `ref` too; everything else it imports is today's."""
+    def show(path: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:{path}"], check=True,
+                              capture_output=True, text=True).stdout
+
+    folder = Path(tempfile.mkdtemp(prefix="previous-trainer-"))
+    current = sys.modules["expert_gui.core.distributed"]
+    loaded = {}
+    try:
+        for name in ("distributed", "training"):
+            path = folder / f"previous_{name}.py"
+            path.write_text(show(f"expert_gui/core/{name}.py"), encoding="utf-8")
+            spec = importlib.util.spec_from_file_location(f"previous_{name}", path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            spec.loader.exec_module(module)
+            loaded[name] = module
+            if name == "distributed":  # what `from expert_gui.core import distributed` finds
+                sys.modules["expert_gui.core.distributed"] = module
+                expert_gui.core.distributed = module
+    finally:
+        sys.modules["expert_gui.core.distributed"] = current
+        expert_gui.core.distributed = current
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", ref], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    return loaded["training"], commit
+
+
+# -- measuring ----------------------------------------------------------------------------------
+def run_blocks(trainers: dict, steps: int, block: int) -> dict[str, list[float]]:
+    """Seconds per step of each block of `block` steps, the trainers taking turns."""
+    times: dict[str, list[float]] = {name: [] for name in trainers}
+    for start in range(0, steps - block + 1, block):
+        for name, trainer in trainers.items():
+            t = time.perf_counter()
+            for b in range(start, start + block):
+                trainer.step(b)
+            trainer.finish()
+            times[name].append((time.perf_counter() - t) / block)
+    return times
+
+
+def profile_steps(trainer, first: int, n: int, device) -> dict:
+    """Host syncs, operators and CUDA launches per step over n steps (the final wait excluded
+    for ours: `train` reads once per ~100 ms, not per step)."""
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda"
+                                           else [])
+    synchronize(device)
+    with profile(activities=activities) as prof:
+        for b in range(first, first + n):
+            trainer.step(b)
+        synchronize(device)
+    events = prof.events()
+    counts = {"host_syncs_per_step": 0, "operators_per_step": 0, "cuda_launches_per_step": 0,
+              "cuda_copies_and_memsets_per_step": 0, "cuda_kernels_per_step": 0}
+    for e in events:
+        if e.name == "aten::_local_scalar_dense":
+            counts["host_syncs_per_step"] += 1
+        if e.name.startswith("aten::") and not _inside_operator(e):
+            counts["operators_per_step"] += 1
+        if e.name in LAUNCHES:
+            counts["cuda_launches_per_step"] += 1
+        if e.name in COPIES:
+            counts["cuda_copies_and_memsets_per_step"] += 1
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            counts["cuda_kernels_per_step"] += 1
+    out = {k: v / n for k, v in counts.items()}
+    if device.type != "cuda":
+        out = {k: v for k, v in out.items() if "cuda" not in k}
+    return out
+
+
+def _inside_operator(event) -> bool:
+    parent = event.cpu_parent
+    while parent is not None:
+        if parent.name.startswith("aten::"):
+            return True
+        parent = parent.cpu_parent
+    return False
+
+
+def step_split(ours: Ours, first: int, n: int, device) -> dict:
+    """Median seconds of each part of ours' step, each timed alone between synchronisations."""
+    parts: dict[str, list[float]] = {"batch_assembly_s": [], "forward_backward_s": [],
+                                     "penalty_and_optimizer_s": [], "loss_read_s": []}
+    stepper = ours.stepper
+    for b in range(first, first + n):
+        idx, size, n_targets = ours.plan.batch(b)
+        synchronize(device)
+        t0 = time.perf_counter()
+        batch = ours.data.batch(idx, n_targets)
+        synchronize(device)
+        t1 = time.perf_counter()
+        ce = stepper.forward_backward(batch, size)
+        synchronize(device)
+        t2 = time.perf_counter()
+        stepper.update(ce, size)
+        synchronize(device)
+        t3 = time.perf_counter()
+        stepper.read()
+        t4 = time.perf_counter()
+        for key, dt in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            parts[key].append(dt)
+    return {k: float(np.median(v)) for k, v in parts.items()}
+
+
+def compare(collection: Collection, settings: TrainSettings, args, label: str,
+            straightforward: bool) -> dict:
+    device = torch.device(args.device)
     instances = make_instances(collection, settings.window, settings.overlapping)
-    batches = _batches(instances, settings, steps)
-    args = (instances, len(collection.vocab), collection.n_people, settings)
-    sb = batches if straightforward_steps is None else batches[:straightforward_steps]
-    ours_step = ours(*args)
-    base_step = straightforward(*args) if sb else None
-    ours_t: tuple[list, list, list] = ([], [], [])
-    base_t: tuple[list, list, list] = ([], [], [])
-    for start in range(0, len(batches), 5):
-        for acc, more in zip(ours_t, timed(ours_step, batches[start:start + 5]), strict=True):
-            acc.extend(more)
-        if base_step is not None and start < len(sb):
-            for acc, more in zip(base_t, timed(base_step, sb[start:start + 5]), strict=True):
-                acc.extend(more)
     m = settings.batch_size
-    out = {"set": label, "instances": len(instances), "people": collection.n_people,
-           "vocabulary": len(collection.vocab), "steps": len(batches),
-           "ours_median_step_s": float(np.median(ours_t[0])),
-           "ours_fastest_step_s": float(np.min(ours_t[0])),
-           "ours_instances_per_s": m / float(np.median(ours_t[0])),
-           "ours_median_loss_and_gradient_s": float(np.median(ours_t[1])),
-           "ours_final_loss": float(np.mean(ours_t[2][-10:]))}
-    if sb:
-        out.update({
-            "straightforward_steps": len(sb),
-            "straightforward_median_step_s": float(np.median(base_t[0])),
-            "straightforward_fastest_step_s": float(np.min(base_t[0])),
-            "straightforward_instances_per_s": m / float(np.median(base_t[0])),
-            "straightforward_median_loss_and_gradient_s": float(np.median(base_t[1])),
-            "straightforward_final_loss": float(np.mean(base_t[2][-10:])),
-            "speedup": float(np.median(base_t[0]) / np.median(ours_t[0])),
-            # Fastest steps: what each costs when nothing else runs (robust on a shared box).
-            "speedup_fastest_steps": float(np.min(base_t[0]) / np.min(ours_t[0])),
-            "speedup_loss_and_gradient": float(np.median(base_t[1]) / np.median(ours_t[1])),
-        })
-        if len(sb) == len(batches):
-            out["max_relative_loss_difference"] = float(np.max(
-                np.abs(np.array(ours_t[2]) - np.array(base_t[2])) / np.abs(np.array(base_t[2]))))
+    extra = args.profile_steps + args.split_steps  # after the timed steps
+    steps = args.steps
+    rng = np.random.default_rng(0)  # as many shuffled epochs as the steps need
+    order = np.concatenate([rng.permutation(len(instances))
+                            for _ in range(math.ceil((steps + extra) * m / len(instances)))])
+    order = order[:(steps + extra) * m]
+    args_ = (instances, len(collection.vocab), collection.n_people, settings, order, device)
+    trainers = {"ours": Ours(*args_)}
+    if device.type == "cuda":
+        trainers["ours-graph"] = Ours(*args_[:3], replace(settings, cuda_graphs=True),
+                                      *args_[4:])
+    previous = None
+    if args.previous:
+        module, commit = load_previous(args.previous)
+        if hasattr(module, "_step"):
+            trainers["previous"] = Previous(module, *args_)
+            previous = commit
+        else:
+            print(f"--previous {args.previous} ({commit}) has no host-batch trainer to compare",
+                  file=sys.stderr)
+    if straightforward:
+        trainers["straightforward"] = Plain(*args_)
+    times = run_blocks(trainers, steps, args.block)
+    out = {"set": label, "device": str(device), "instances": len(instances),
+           "people": collection.n_people, "vocabulary": len(collection.vocab),
+           "batch_size": m, "steps": steps, "block": args.block, "previous_commit": previous,
+           "torch": torch.__version__, "torch_threads": torch.get_num_threads()}
+    losses = {name: t.finish() / (steps * m) for name, t in trainers.items()}
+    for name, ts in times.items():
+        kept = ts[1:] if len(ts) > 2 else ts  # the first block warms up (and captures)
+        out[f"{name}_median_step_s"] = float(np.median(kept))
+        out[f"{name}_fastest_step_s"] = float(np.min(kept))
+        out[f"{name}_instances_per_s"] = m / float(np.median(kept))
+        out[f"{name}_mean_loss"] = losses[name]
+    for name in trainers:
+        if name == "ours":
+            continue
+        out[f"ours_speedup_over_{name}"] = (out[f"{name}_median_step_s"]
+                                            / out["ours_median_step_s"])
+        out[f"ours_speedup_over_{name}_fastest_steps"] = (out[f"{name}_fastest_step_s"]
+                                                          / out["ours_fastest_step_s"])
+        out[f"relative_loss_difference_{name}"] = abs(losses[name] - losses["ours"]) / abs(
+            losses[name])
+    first = steps
+    for name, trainer in trainers.items():
+        if name == "ours-graph":
+            out["ours-graph_captured"] = trainer.stepper.graph is not None
+        for k, v in profile_steps(trainer, first, args.profile_steps, device).items():
+            out[f"{name}_{k}"] = v
+    # `train` reads the loss every READ_EVERY_S seconds (every step on the CPU, where it is free).
+    every = READ_EVERY_S.get(device.type, 0.1)
+    out["ours_loop_reads_per_step"] = min(1.0, out["ours_median_step_s"] / every) if every else 1.0
+    out.update({f"ours_split_{k}": v for k, v in step_split(
+        trainers["ours"], first + args.profile_steps, args.split_steps, device).items()})
     return out
 
 
@@ -206,7 +371,9 @@ def synthetic_collection(people=50_000, documents=50_000, vocabulary=20_000, see
     return Collection.from_records(docs, assocs, name="synthetic")
 
 
-def peak_rss_bytes() -> int:
+def peak_memory_bytes(device: torch.device) -> int:
+    if device.type == "cuda":
+        return int(torch.cuda.max_memory_allocated(device))
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
@@ -214,27 +381,31 @@ def part_dpdk(args) -> dict:
     t = time.perf_counter()
     collection = load_dpdk(args.data)
     load_s = time.perf_counter() - t
-    settings = TrainSettings(device="cpu")
-    out = compare(collection, settings, args.steps, "dpdk")
+    settings = TrainSettings(device=args.device)
+    out = compare(collection, settings, args, "dpdk", straightforward=True)
     out["load_s"] = load_s
     if args.epoch:
-        t = time.perf_counter()
-        model = train(collection, TrainSettings(epochs=1, device="cpu", checkpoint_every=0))
-        out["epoch_s"] = time.perf_counter() - t
-        out["epoch_val_loss"] = model.history[-1]["val_loss"]
-    out["peak_rss_bytes"] = peak_rss_bytes()
+        variants = {"epoch": settings}
+        if args.device == "cuda":
+            variants["epoch_cuda_graphs"] = replace(settings, cuda_graphs=True)
+        for key, s in variants.items():
+            t = time.perf_counter()
+            model = train(collection, replace(s, epochs=1, checkpoint_every=0))
+            out[f"{key}_s"] = time.perf_counter() - t
+            out[f"{key}_val_loss"] = model.history[-1]["val_loss"]
+    out["peak_memory_bytes"] = peak_memory_bytes(torch.device(args.device))
     out["load_average_1min"] = os.getloadavg()[0]
     return out
 
 
 def part_synthetic(args) -> dict:
     collection = synthetic_collection(people=args.people)
-    settings = TrainSettings(device="cpu")
-    rss_before = peak_rss_bytes()
-    out = compare(collection, settings, args.synthetic_steps, f"synthetic-{args.people}",
-                  straightforward_steps=0)
-    out["peak_rss_bytes"] = peak_rss_bytes()
-    out["peak_rss_before_training_bytes"] = rss_before
+    settings = TrainSettings(device=args.device)
+    before = peak_memory_bytes(torch.device(args.device))
+    out = compare(collection, settings, replace_args(args, steps=args.synthetic_steps),
+                  f"synthetic-{args.people}", straightforward=False)
+    out["peak_memory_bytes"] = peak_memory_bytes(torch.device(args.device))
+    out["peak_memory_before_training_bytes"] = before
     out["load_average_1min"] = os.getloadavg()[0]
     return out
 
@@ -242,12 +413,19 @@ def part_synthetic(args) -> dict:
 def part_synthetic_straightforward(args) -> dict:
     collection = synthetic_collection(people=args.people)
     instances = make_instances(collection, 8)
-    batches = _batches(instances, TrainSettings(), args.straightforward_steps)
-    whole, _, _ = timed(straightforward(instances, len(collection.vocab), collection.n_people,
-                                        TrainSettings()), batches)
-    return {"set": f"synthetic-{args.people}-straightforward", "steps": len(batches),
-            "straightforward_instances_per_s": TrainSettings().batch_size / np.median(whole),
-            "peak_rss_bytes": peak_rss_bytes()}
+    settings = TrainSettings(device=args.device)
+    order = np.random.default_rng(0).permutation(len(instances))
+    plain = Plain(instances, len(collection.vocab), collection.n_people, settings, order,
+                  torch.device(args.device))
+    times = run_blocks({"straightforward": plain}, args.straightforward_steps, 1)
+    return {"set": f"synthetic-{args.people}-straightforward", "steps": len(times),
+            "straightforward_instances_per_s": settings.batch_size / float(np.median(
+                times["straightforward"])),
+            "peak_memory_bytes": peak_memory_bytes(torch.device(args.device))}
+
+
+def replace_args(args, **changes):
+    return argparse.Namespace(**{**vars(args), **changes})
 
 
 PARTS = {"dpdk": part_dpdk, "synthetic": part_synthetic,
@@ -257,29 +435,46 @@ PARTS = {"dpdk": part_dpdk, "synthetic": part_synthetic,
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("data", nargs="?", default="../shared/data/dpdk-maintainers")
-    p.add_argument("--steps", type=int, default=100, help="steps of each DPDK trainer")
-    p.add_argument("--synthetic-steps", type=int, default=100)
+    p.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    p.add_argument("--steps", type=int, default=None,
+                   help="timed steps of each DPDK trainer (default 180 on a CPU, 1000 on CUDA)")
+    p.add_argument("--block", type=int, default=None,
+                   help="steps per block (default 10 on a CPU, 50 on CUDA)")
+    p.add_argument("--profile-steps", type=int, default=5, help="steps profiled, per trainer")
+    p.add_argument("--split-steps", type=int, default=20, help="steps of ours' step-time split")
+    p.add_argument("--previous", default="main",
+                   help="git ref of the previous trainer ('' to skip; default main)")
+    p.add_argument("--synthetic-steps", type=int, default=50)
     p.add_argument("--straightforward-steps", type=int, default=0,
                    help="steps of the straightforward model on the synthetic set (0: skip)")
     p.add_argument("--people", type=int, default=50_000)
     p.add_argument("--epoch", action="store_true", help="also time one full epoch of `train`")
+    p.add_argument("--parts", default="dpdk,synthetic",
+                   help=f"comma-separated, of {sorted(PARTS)} (default dpdk,synthetic)")
     p.add_argument("--part", choices=sorted(PARTS), help="run one part in this process")
     args = p.parse_args()
-    print(f"device available: {select_device('auto')}; torch threads: {torch.get_num_threads()}",
-          file=sys.stderr)
+    cuda = args.device.startswith("cuda")
+    if args.block is None:
+        args.block = 50 if cuda else 10
+    if args.steps is None:
+        args.steps = 1000 if cuda else 180
+    select_device(args.device)  # refuses a device that is not there
     if args.part:
         print(json.dumps(PARTS[args.part](args)))
         return
-    parts = ["dpdk", "synthetic"] + (["synthetic-straightforward"]
-                                     if args.straightforward_steps else [])
+    print(f"device: {args.device}; torch {torch.__version__}, {torch.get_num_threads()} threads; "
+          f"load average {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    parts = args.parts.split(",")
+    if args.straightforward_steps and "synthetic-straightforward" not in parts:
+        parts.append("synthetic-straightforward")
     for part in parts:
         cmd = [sys.executable, __file__, *sys.argv[1:], "--part", part]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0:
-            print(f"{part}: failed\n{result.stderr[-2000:]}")
+            print(f"{part}: failed\n{result.stderr[-3000:]}")
             continue
         out = json.loads(result.stdout.strip().splitlines()[-1])
-        print(json.dumps(out, indent=1))
+        print(json.dumps(out, indent=1), flush=True)
 
 
 if __name__ == "__main__":

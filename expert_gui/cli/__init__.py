@@ -1,6 +1,8 @@
 """`expert-gui`: with no sub-command it opens the GUI; with one it runs the CLI on the same core.
 
-Each sub-command lives in its own module here and exposes `register(subparsers)`.
+Each sub-command lives in its own module here and exposes `register(subparsers)`. Only the
+command being run is imported (and it imports its heavy libraries when it runs), so that
+`expert-gui --help` and `expert-gui COMMAND --help` answer at once.
 """
 
 from __future__ import annotations
@@ -12,28 +14,61 @@ import sys
 from expert_gui import __version__
 from expert_gui.core.errors import ExpertGuiError
 
-COMMANDS = ("stats", "train", "query", "neighbours", "rank", "heldout", "experiment", "profile",
-            "export_embeddings")
+# Each sub-command and its line in `expert-gui --help` (its module, the command's name with
+# "_" for "-", gives it the same line).
+COMMANDS = {
+    "stats": "the paper's Table 1 for a collection, and its load report",
+    "train": "train the log-linear model on a collection",
+    "query": "rank people for a free-text query",
+    "neighbours": "nearest words in the model's word embeddings",
+    "rank": "rank a topic file with one method and write a TREC run",
+    "heldout": "which method works best here: MAP/MRR of every method on the documents held "
+               "out of training",
+    "experiment": "evaluate every method on topics with relevance judgments",
+    "profile": "a person's profile: words, topics, similar people",
+    "export-embeddings": "write word and person embeddings for the TensorBoard Projector",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser, with `command`'s own options (the others are listed by name only)."""
+    parser = _top_level_parser()
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, summary in COMMANDS.items():
+        if name == command:
+            importlib.import_module(f"expert_gui.cli.{name.replace('-', '_')}").register(sub)
+        else:
+            sub.add_parser(name, help=summary)
+    return parser
+
+
+def _top_level_parser(add_help: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="expert-gui",
+        prog="expert-gui", add_help=add_help,
         description="Who here knows most about a topic? Run without a command to open the app.",
     )
     parser.add_argument("--version", action="version", version=f"expert-gui {__version__}")
     parser.add_argument("--screenshot", metavar="DIR",
                         help="open the app, save a PNG of every panel to DIR, and quit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"expert_gui.cli.{name}").register(sub)
+    parser.add_argument("--install-desktop-entry", action="store_true",
+                        help="add the app to this Linux desktop's applications menu, and quit")
     return parser
+
+
+def _command(argv: list[str]) -> str | None:
+    """The sub-command argv names, found without building any command's parser."""
+    parser = _top_level_parser(add_help=False)
+    parser.add_argument("command", nargs="?")
+    known, _ = parser.parse_known_args(argv)
+    return known.command if known.command in COMMANDS else None
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     _print_safely()
-    args = build_parser().parse_args(argv)
+    args = build_parser(_command(argv)).parse_args(argv)
+    if args.install_desktop_entry:
+        return _install_desktop_entry()
     if args.command is None:
         from expert_gui.gui.app import run_gui
 
@@ -48,6 +83,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"expert-gui {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _install_desktop_entry() -> int:
+    from expert_gui.desktop_entry import install_desktop_entry
+
+    try:
+        written = install_desktop_entry()
+    except OSError as exc:
+        print(f"expert-gui: error: cannot install the desktop entry: {exc}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0
 
 
 def _print_safely() -> None:

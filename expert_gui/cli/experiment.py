@@ -7,22 +7,16 @@ import argparse
 import signal
 import sys
 
-from tqdm import tqdm
-
-from expert_gui.core.evaluation.experiment import (
-    ExperimentProgress,
-    ExperimentSettings,
-    run_experiment,
-)
+from expert_gui.cli import COMMANDS
 from expert_gui.core.heldout import HeldOutSettings
 from expert_gui.core.rankers import METHODS
 from expert_gui.core.text import NUMBER_RULES, TextSettings
-from expert_gui.core.training import TrainSettings
+from expert_gui.core.train_settings import TrainSettings
 
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "experiment", help="evaluate every method on topics with relevance judgments",
+        "experiment", help=COMMANDS["experiment"],
         description="Train (or reuse --model) the log-linear model, rank every topic with every "
                     "method, and write run files, the paper's Tables 2 and 4 (Markdown, CSV, "
                     "LaTeX), per-topic measures, Figures 3-5 (and 2 with --sweep) as PNG and SVG, "
@@ -65,7 +59,10 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def settings_from_args(args: argparse.Namespace) -> ExperimentSettings:
+def settings_from_args(args: argparse.Namespace):
+    """The run's ExperimentSettings."""
+    from expert_gui.core.evaluation.experiment import ExperimentSettings
+
     train = TrainSettings(window=args.window, dim=args.dim, batch_size=args.batch_size,
                           epochs=args.epochs, overlapping=args.overlapping, seed=args.seed,
                           threads=args.threads)
@@ -85,7 +82,9 @@ class _Bars:
         self.stage = None
         self.bar = None
 
-    def __call__(self, event: ExperimentProgress) -> None:
+    def __call__(self, event) -> None:
+        from tqdm import tqdm
+
         if event.stage != self.stage:
             self.close()
             self.stage = event.stage
@@ -105,6 +104,8 @@ class _Bars:
 
 
 def run(args: argparse.Namespace) -> int:
+    from expert_gui.core.evaluation.experiment import run_experiment
+
     try:
         settings = settings_from_args(args)
     except ValueError as exc:

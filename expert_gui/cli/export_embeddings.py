@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from expert_gui.cli import COMMANDS
 from expert_gui.core.projector import WHAT
 
 
 def register(sub):
-    p = sub.add_parser("export-embeddings",
-                       help="write word and person embeddings for the TensorBoard Projector",
+    p = sub.add_parser("export-embeddings", help=COMMANDS["export-embeddings"],
                        description="Write OUT/words and OUT/people, each a vectors.tsv (one "
                                    "embedding a line) and a metadata.tsv (a header, then one "
                                    "line per embedding), the TensorBoard Embedding Projector's "

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
+from expert_gui.cli import COMMANDS
 from expert_gui.core.rankers import METHODS
 
 
 def register(sub):
-    p = sub.add_parser("heldout", help="which method works best here: MAP/MRR of every method on "
-                                       "the documents held out of training",
+    p = sub.add_parser("heldout", help=COMMANDS["heldout"],
                        description="Rank each document held out of the model's training with "
                                    "every method, its own people being the right answers, and "
                                    "print MAP and MRR per method, best first.")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import sys
 
+from expert_gui.cli import COMMANDS
 from expert_gui.core.errors import QueryError
 from expert_gui.core.neighbours import METRICS, nearest_words, neighbours_tsv
 
 
 def register(sub):
-    p = sub.add_parser("neighbours", help="nearest words in the model's word embeddings",
+    p = sub.add_parser("neighbours", help=COMMANDS["neighbours"],
                        description="The k words nearest to a word, or to the sum of several "
                                    "words, in W_p (Euclidean, as in the paper, or cosine).")
     p.add_argument("model_dir", metavar="MODEL_DIR", help="a trained model folder")

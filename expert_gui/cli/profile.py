@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+from expert_gui.cli import COMMANDS
 from expert_gui.core.profile import WORD_SCORE_LABELS, WORD_SCORES
 from expert_gui.core.timeline import PERIODS
 
@@ -12,7 +13,7 @@ BAR_WIDTH = 40
 
 
 def register(sub):
-    p = sub.add_parser("profile", help="a person's profile: words, topics, similar people",
+    p = sub.add_parser("profile", help=COMMANDS["profile"],
                        description="The words that characterise a person (by the model), the "
                                    "topics of a topic set they rank highest in, the people with "
                                    "the most similar candidate vectors, their co-authors, and "

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+from expert_gui.cli import COMMANDS
 from expert_gui.cli.rank import add_ranker_options, open_ranker
 
 
 def register(sub):
-    p = sub.add_parser("query", help="rank people for a free-text query",
+    p = sub.add_parser("query", help=COMMANDS["query"],
                        description="Rank people for a query, by default with 'auto' (the "
                                    "fusion calibrated on the model's held-out documents). The "
                                    "log-linear answer carries P(c|q) and its normalized "

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import sys
 
+from expert_gui.cli import COMMANDS
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers import METHODS, make_ranker
-from expert_gui.core.rankers.ensemble import FUSIONS
-from expert_gui.core.rankers.loglinear import AGGREGATIONS
+from expert_gui.core.rankers import AGGREGATIONS, FUSIONS, METHODS, make_ranker
 
 
 def add_ranker_options(p) -> None:
@@ -62,7 +61,7 @@ def load_collection_of(model, path: str | None, *, whole: bool = False):
 
 
 def register(sub):
-    p = sub.add_parser("rank", help="rank a topic file with one method and write a TREC run",
+    p = sub.add_parser("rank", help=COMMANDS["rank"],
                        description="Rank every topic of a topic file (TSV with topic_id and "
                                    "query columns, SERT id;query, or TREC <top>) and write a "
                                    "TREC run: topic Q0 person rank score tag.")

@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from expert_gui.cli import COMMANDS
 from expert_gui.core.formats import FORMATS
-from expert_gui.core.loading import load_collection
 from expert_gui.core.text import NUMBER_RULES, TextSettings
 
 # Table 1's rows: (field of CollectionStats, label, format).
@@ -57,6 +57,8 @@ def open_collection(args, settings: TextSettings = TextSettings()):
     """Load COLLECTION as the options say, with a progress bar on a terminal's stderr."""
     from tqdm import tqdm
 
+    from expert_gui.core.loading import load_collection
+
     bar = tqdm(total=0, unit_scale=True, leave=False, disable=not sys.stderr.isatty(),
                bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed}")
 
@@ -96,7 +98,7 @@ def table_columns(args):
 
 
 def register(sub):
-    p = sub.add_parser("stats", help="the paper's Table 1 for a collection, and its load report",
+    p = sub.add_parser("stats", help=COMMANDS["stats"],
                        description="Load a collection (cached for next time) and print the "
                                    "paper's Table 1 and every problem found while loading.")
     add_collection_arguments(p)

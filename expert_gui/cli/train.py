@@ -11,6 +11,7 @@ import signal
 import sys
 from dataclasses import replace
 
+from expert_gui.cli import COMMANDS
 from expert_gui.cli.stats import add_collection_arguments, table_columns
 from expert_gui.core.text import NUMBER_RULES, TextSettings
 
@@ -24,10 +25,10 @@ TRAIN_OPTIONS = {
 
 def register(sub):
     from expert_gui.core.heldout import HeldOutSettings
-    from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings
+    from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
 
     d = TrainSettings()
-    p = sub.add_parser("train", help="train the log-linear model on a collection",
+    p = sub.add_parser("train", help=COMMANDS["train"],
                        description="Train the log-linear expertise model (Van Gysel et al., "
                                    "WWW 2016) and write it to a model folder.")
     add_collection_arguments(p)
@@ -65,6 +66,8 @@ def register(sub):
                    help="default auto: cuda, else mps, else cpu")
     p.add_argument("--mixed-precision", action="store_true", default=None,
                    help="float16 products (for GPUs)")
+    p.add_argument("--cuda-graphs", action="store_true", default=None,
+                   help="replay each step from one captured CUDA graph (experimental)")
     p.add_argument("--embeddings", metavar="FILE", default=None,
                    help="pretrained word vectors (word2vec binary/text or GloVe) for W_p")
     p.add_argument("--vocab-size", type=int, default=None,
@@ -87,7 +90,7 @@ def _settings(args):
                                                                      TextSettings())
     given = {k: getattr(args, k) for k in (*TRAIN_OPTIONS, "optimizer", "overlapping",
                                            "early_stopping", "device", "mixed_precision",
-                                           "embeddings")}
+                                           "cuda_graphs", "embeddings")}
     try:
         train = replace(train, **{k: v for k, v in given.items() if v is not None})
         text = replace(text, **{k: v for k, v in (("vocab_size", args.vocab_size),

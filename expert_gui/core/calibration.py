@@ -36,7 +36,7 @@ from expert_gui.core.rankers.fusion import (
     choose_weights,
 )
 from expert_gui.core.text import Tokenizer
-from expert_gui.core.training import TrainSettings, train
+from expert_gui.core.train_settings import TrainSettings
 
 CALIBRATION_MEASURES = ("AP", "RR")
 
@@ -51,6 +51,8 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     kept falling after MAP peaked). The model is saved once, calibrated; a stopped run is saved as
     `train` saves it, uncalibrated.
     """
+    from expert_gui.core.training import train  # torch: only when training
+
     has_queries = len(split.documents) > 0
     score = held_out_map(split) if has_queries else None
 

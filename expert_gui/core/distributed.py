@@ -58,12 +58,13 @@ def wrap(net: torch.nn.Module, ctx: DistContext, device: torch.device) -> torch.
     return DistributedDataParallel(net, device_ids=ids)
 
 
-def mean(value: torch.Tensor, ctx: DistContext) -> float:
-    """The mean of a scalar over processes (the value itself in one process)."""
+def mean(value: torch.Tensor, ctx: DistContext) -> torch.Tensor:
+    """The mean of a scalar tensor over processes (the value itself in one process), left on
+    the device: on NCCL the all-reduce is queued like any kernel, so the host does not wait."""
     if not ctx.active:
-        return float(value)
+        return value
     import torch.distributed as dist
 
-    value = value.clone()
+    value = value.double()
     dist.all_reduce(value)
-    return float(value) / ctx.world_size
+    return value / ctx.world_size

@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from expert_gui.core.model import LogLinearModel
 from expert_gui.core.text import PAD_ID
+
+if TYPE_CHECKING:
+    from expert_gui.core.model import LogLinearModel
 
 METRICS = ("euclidean", "cosine")
 

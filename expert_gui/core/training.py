@@ -19,7 +19,7 @@ import functools
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +30,7 @@ from torch import nn
 from expert_gui.core import distributed
 from expert_gui.core.collection import Collection
 from expert_gui.core.errors import ModelFileError, TrainingError
-from expert_gui.core.instances import Instances, make_instances
+from expert_gui.core.instances import make_instances
 from expert_gui.core.model import LogLinearModel
 from expert_gui.core.outputs import locked
 from expert_gui.core.storage import (
@@ -41,74 +41,24 @@ from expert_gui.core.storage import (
     save_model,
 )
 from expert_gui.core.text import TextSettings
+from expert_gui.core.train_settings import TrainSettings
+from expert_gui.core.training_step import DeviceInstances, make_stepper
 
-OPTIMIZERS = ("adadelta", "adam")
-DEVICES = ("auto", "cpu", "cuda", "mps")
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    """Section 4.4's settings, and ours. `learning_rate` 0 means the optimiser's own default
-    (1.0 for Adadelta, 0.001 for Adam). `checkpoint_every` counts steps (0: only at the end).
-    `epochs` is 5, from the DPDK dev topics (benchmarks/epochs_dpdk.py): MAP rose from 0.41
-    after one epoch (the paper's setting) to 0.51 after five, then stayed at 0.48-0.50 while the
-    validation loss bottomed out at epoch 6 and rose from epoch 7."""
-
-    window: int = 8
-    dim: int = 300
-    batch_size: int = 1024
-    l2: float = 0.01
-    optimizer: str = "adadelta"
-    learning_rate: float = 0.0
-    rho: float = 0.95
-    eps: float = 1e-6
-    epochs: int = 5
-    overlapping: bool = False
-    validation_fraction: float = 0.01
-    early_stopping: bool = False
-    patience: int = 2
-    seed: int = 0
-    device: str = "auto"
-    mixed_precision: bool = False
-    checkpoint_every: int = 1000
-    candidate_chunk: int = 8192
-    embeddings: str = ""
-    threads: int = 0
-
-    def __post_init__(self):
-        checks = [
-            (self.window >= 1, "window must be at least 1"),
-            (self.dim >= 1, "dim must be at least 1"),
-            (self.batch_size >= 1, "batch size must be at least 1"),
-            (self.l2 >= 0, "l2 must not be negative"),
-            (self.optimizer in OPTIMIZERS, f"optimizer must be one of {OPTIMIZERS}"),
-            (self.learning_rate >= 0, "learning rate must not be negative"),
-            (self.epochs >= 1, "epochs must be at least 1"),
-            (0 <= self.validation_fraction < 1, "validation fraction must be in [0, 1)"),
-            (self.patience >= 1, "patience must be at least 1"),
-            (self.validation_fraction > 0 or not self.early_stopping,
-             "early stopping needs a validation fraction above 0"),
-            (self.device in DEVICES or self.device.startswith("cuda:"),
-             f"device must be one of {DEVICES}"),
-            (self.checkpoint_every >= 0, "checkpoint_every must not be negative"),
-            (self.candidate_chunk >= 1, "candidate_chunk must be at least 1"),
-        ]
-        for ok, message in checks:
-            if not ok:
-                raise ValueError(message)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> TrainSettings:
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+# Seconds between two reads of the loss, by device type: a read waits for every queued step,
+# so an accelerator is read about ten times a second; on the CPU a read costs nothing, so it
+# happens after every step (and a CPU run reports every step's loss, as it always did).
+READ_EVERY_S = {"cpu": 0.0, "cuda": 0.1, "mps": 0.1}
+# Under torchrun every process must read at the same steps: every this many, off the CPU.
+READ_EVERY_STEPS = 50
 
 
 @dataclass
 class TrainProgress:
-    """One training step, as plain numbers (val_loss is None until the first validation)."""
+    """One training step, as plain numbers (val_loss is None until the first validation).
+
+    `train_loss` is the mean loss of the steps since the loss was last read from the device
+    (every step on the CPU, about every 100 ms on a GPU: READ_EVERY_S; `loss_is_new` when that
+    read was at this step), so that a GPU never waits for the host between two reads."""
 
     step: int
     total_steps: int
@@ -119,6 +69,7 @@ class TrainProgress:
     instances_per_s: float
     eta_s: float
     device_memory_bytes: int
+    loss_is_new: bool = True
 
 
 # -- the loss -----------------------------------------------------------------------------------
@@ -224,17 +175,17 @@ class LogLinearNet(nn.Module):
                                     batch_size, self.chunk, self.compute_dtype)
 
     @torch.no_grad()
-    def add_penalty(self, l2: float, batch_size: int) -> float:
+    def add_penalty(self, l2: float, batch_size: int) -> torch.Tensor:
         """Eq. 3's lambda / (2m) (||W_p||^2 + ||W_c||^2): adds its gradient, lambda/m W, to the
-        gradients already there (one fused pass, instead of autograd's three), returns its value."""
-        value = 0.0
-        for w in (self.word_embeddings, self.candidate_weights):
-            flat = w.view(-1)
-            value += float(torch.dot(flat, flat))
+        gradients already there (one foreach add, instead of autograd's passes) and returns its
+        value as a float64 tensor on the device, unread."""
+        weights = [self.word_embeddings, self.candidate_weights]
+        for w in weights:
             if w.grad is None:
                 w.grad = torch.zeros_like(w)
-            w.grad.add_(w, alpha=l2 / batch_size)
-        return l2 / (2 * batch_size) * value
+        squares = [torch.dot(w.view(-1), w.view(-1)).double() for w in weights]
+        torch._foreach_add_([w.grad for w in weights], weights, alpha=l2 / batch_size)
+        return (squares[0] + squares[1]) * (l2 / (2 * batch_size))
 
 
 # -- set-up -------------------------------------------------------------------------------------
@@ -273,11 +224,23 @@ def initial_parameters(n_words: int, n_people: int, settings: TrainSettings,
     return wp, wc, torch.zeros(n_people)
 
 
-def make_optimizer(params, settings: TrainSettings) -> torch.optim.Optimizer:
+def make_optimizer(params, settings: TrainSettings,
+                   device: torch.device = torch.device("cpu")) -> torch.optim.Optimizer:
+    """Adadelta (section 4.4) or Adam. On CUDA their multi-tensor (foreach) updates, torch's
+    default there, or Adam's fused kernel; capturable when the step is to be a CUDA graph.
+    On a CPU torch's per-tensor updates, as before."""
+    graphs = device.type == "cuda" and settings.cuda_graphs
     if settings.optimizer == "adam":
-        return torch.optim.Adam(params, lr=settings.learning_rate or 1e-3)
+        fused = True if device.type == "cuda" and not graphs else None
+        return torch.optim.Adam(params, lr=settings.learning_rate or 1e-3, fused=fused,
+                                capturable=graphs)
     return torch.optim.Adadelta(params, lr=settings.learning_rate or 1.0, rho=settings.rho,
-                                eps=settings.eps)
+                                eps=settings.eps, capturable=graphs)
+
+
+# Optimiser options that follow the device rather than the run, so a checkpoint made on one
+# device resumes on another.
+_DEVICE_OPTIONS = ("capturable", "foreach", "fused")
 
 
 def split_validation(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -352,12 +315,15 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     net = LogLinearNet(*initial_parameters(len(collection.vocab), collection.n_people, settings,
                                            word_vectors),
                        chunk=settings.candidate_chunk, compute_dtype=compute_dtype).to(device)
-    optimizer = make_optimizer(net.parameters(), settings)
+    optimizer = make_optimizer(net.parameters(), settings, device)
     run = _Run(steps_per_epoch=math.ceil(len(train_idx) / settings.batch_size))
     checkpoint = Path(out_dir) / CHECKPOINT_DIR if out_dir is not None else None
     if resume:
         _restore(Path(out_dir), net, optimizer, run, settings, collection)
-    ddp = distributed.wrap(net, dist, device)
+    data = DeviceInstances(instances, device)
+    stepper = make_stepper(distributed.wrap(net, dist, device), net, optimizer, data, settings,
+                           dist)
+    losses = _LossReads(stepper, checkpoint, dist, run, READ_EVERY_S.get(device.type, 0.1))
     total_steps = run.steps_per_epoch * settings.epochs
     meter = _Meter(run.step)
 
@@ -367,32 +333,32 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
 
     stopped = False
     while run.epoch < settings.epochs and not stopped:
-        order = epoch_order(train_idx, settings.seed, run.epoch)
+        plan = data.plan(epoch_order(train_idx, settings.seed, run.epoch), settings.batch_size,
+                         dist)
+        losses.start_epoch(run)
         while run.batch < run.steps_per_epoch:
             if _wait_while_paused(should_pause, should_stop):
                 stopped = True
                 break
-            idx = order[run.batch * settings.batch_size:(run.batch + 1) * settings.batch_size]
-            loss = _step(ddp, net, optimizer, instances, idx, settings, device, dist)
-            if not math.isfinite(loss):
-                where = f" ({checkpoint} keeps the last good state)" if checkpoint else ""
-                raise TrainingError(
-                    f"the training loss became {loss} at step {run.step + 1} (epoch "
-                    f"{run.epoch + 1}); training stopped{where}. Try a lower learning rate.")
+            n = stepper.step(plan, run.batch)
             run.step += 1
             run.batch += 1
-            run.epoch_loss += loss * len(idx)
-            run.epoch_instances += len(idx)
-            if settings.checkpoint_every and run.step % settings.checkpoint_every == 0:
+            run.epoch_instances += n
+            checkpoint_due = settings.checkpoint_every and run.step % settings.checkpoint_every == 0
+            if checkpoint_due or run.batch == run.steps_per_epoch or losses.due(run):
+                losses.read(run)
+            if checkpoint_due:
                 save()
             if progress is not None and dist.is_main:
-                progress(meter.event(run, total_steps, settings, loss, len(idx), device))
+                progress(meter.event(run, total_steps, settings, losses.last, n, device,
+                                     loss_is_new=losses.step == run.step))
+        losses.read(run)  # when stopped: the steps since the last read
         if stopped:
             break
-        _end_epoch(run, net, instances, val_idx, settings, device, epoch_score)
+        _end_epoch(run, net, data, val_idx, settings, epoch_score)
         if progress is not None and dist.is_main:
             progress(meter.event(run, total_steps, settings, run.history[-1]["train_loss"], 0,
-                                 device))
+                                 device, loss_is_new=False))
         if settings.early_stopping and run.bad_epochs >= settings.patience:
             break
     save()
@@ -432,45 +398,68 @@ class _Run:
         return state
 
 
-def _step(ddp, net, optimizer, instances: Instances, idx, settings, device, dist) -> float:
-    """One optimiser step on the instances idx (this process's share under torchrun)."""
-    m = len(idx)
-    mine = idx[dist.rank::dist.world_size]
-    windows, rows, people, probs, weights = _batch(instances, mine, device)
-    optimizer.zero_grad(set_to_none=True)
-    # DDP averages gradients over processes: scaling each share by world_size makes the
-    # average the gradient of the whole batch's loss.
-    ce = ddp(windows, rows, people, probs, weights, m) * dist.world_size
-    ce.backward()
-    penalty = net.add_penalty(settings.l2, m)
-    optimizer.step()
-    return distributed.mean(ce.detach(), dist) + penalty
+class _LossReads:
+    """Reads the loss that the steps sum on the device: after the first step, then every
+    `every_s` seconds (every step when 0; every READ_EVERY_STEPS steps under torchrun), and
+    before every checkpoint and epoch end. A non-finite loss is caught at the read after it,
+    which names the steps since the last good read; the checkpoint on disk is then still the
+    one before them."""
 
+    def __init__(self, stepper, checkpoint: Path | None, dist, run: _Run, every_s: float):
+        self.stepper, self.checkpoint, self.dist = stepper, checkpoint, dist
+        self.every_s = every_s
+        self.last = math.nan  # mean loss of the steps between the last two reads
+        self.step = run.step  # the step of the last read (or of the checkpoint resumed)
+        self.instances = run.epoch_instances  # the epoch's instances at the last read
+        self.time: float | None = None  # when the last read was; None before the first
 
-def _batch(instances: Instances, idx, device):
-    rows, people, probs = instances.targets(idx)
-    return (torch.from_numpy(instances.windows[idx]).to(device, torch.int64),
-            torch.from_numpy(rows).to(device),
-            torch.from_numpy(people).to(device),
-            torch.from_numpy(probs).to(device, torch.float32),
-            torch.from_numpy(instances.weights[idx]).to(device, torch.float32))
+    def start_epoch(self, run: _Run) -> None:
+        self.stepper.start_epoch(run.epoch_loss)
+        self.instances = run.epoch_instances
+
+    def due(self, run: _Run) -> bool:
+        if self.time is None or self.every_s == 0:
+            return True
+        if self.dist.active:
+            return run.step % READ_EVERY_STEPS == 0
+        return time.perf_counter() - self.time >= self.every_s
+
+    def read(self, run: _Run) -> None:
+        if self.step == run.step:
+            return
+        total = self.stepper.read()
+        if not math.isfinite(total):
+            first = self.step + 1
+            steps = f"step {run.step}" if first == run.step else f"steps {first}-{run.step}"
+            kept = self.checkpoint is not None and (self.checkpoint / "state.json").exists()
+            where = f" ({self.checkpoint} keeps the last good state)" if kept else ""
+            raise TrainingError(
+                f"the training loss became {total} in {steps} (epoch {run.epoch + 1}); "
+                f"training stopped{where}. Try a lower learning rate.")
+        if run.epoch_instances > self.instances:
+            self.last = (total - run.epoch_loss) / (run.epoch_instances - self.instances)
+        run.epoch_loss, self.instances = total, run.epoch_instances
+        self.step, self.time = run.step, time.perf_counter()
 
 
 @torch.no_grad()
-def validation_loss(net: LogLinearNet, instances: Instances, idx: np.ndarray,
-                    device, batch_size: int = 4096) -> float | None:
+def validation_loss(net: LogLinearNet, data: DeviceInstances, idx: np.ndarray,
+                    batch_size: int = 4096) -> float | None:
     """Weighted mean cross-entropy of Eq. 3 (without the penalty) over held-out instances."""
     if len(idx) == 0:
         return None
-    total = 0.0
-    for start in range(0, len(idx), batch_size):
-        part = idx[start:start + batch_size]
-        total += float(net(*_batch(instances, part, device), 1))
-    return total / len(idx)
+    device_idx = torch.from_numpy(idx).to(data.device)
+    n_targets = data.target_counts(idx, batch_size, distributed.DistContext())
+    total = torch.zeros((), dtype=torch.float64, device=data.device)
+    for b, start in enumerate(range(0, len(idx), batch_size)):
+        batch = data.batch(device_idx[start:start + batch_size], int(n_targets[b]))
+        total += net(*batch, 1).double()
+    return float(total) / len(idx)
 
 
-def _end_epoch(run: _Run, net, instances, val_idx, settings, device, epoch_score=None) -> None:
-    val = validation_loss(net, instances, val_idx, device)
+def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings,
+               epoch_score=None) -> None:
+    val = validation_loss(net, data, val_idx)
     entry = {"epoch": run.epoch + 1, "step": run.step,
              "train_loss": run.epoch_loss / max(run.epoch_instances, 1), "val_loss": val}
     criterion = val  # lower is better
@@ -516,7 +505,7 @@ class _Meter:
         self.seen = 0
 
     def event(self, run: _Run, total_steps: int, settings, loss: float, n: int,
-              device) -> TrainProgress:
+              device, loss_is_new: bool) -> TrainProgress:
         self.seen += n
         now = time.perf_counter()
         self.times.append((now, self.seen))
@@ -529,7 +518,7 @@ class _Meter:
             step=run.step, total_steps=total_steps, epoch=min(run.epoch + 1, settings.epochs),
             epochs=settings.epochs, train_loss=float(loss), val_loss=val,
             instances_per_s=rate, eta_s=left / rate if rate > 0 else math.inf,
-            device_memory_bytes=device_memory_bytes(device))
+            device_memory_bytes=device_memory_bytes(device), loss_is_new=loss_is_new)
 
 
 def device_memory_bytes(device: torch.device) -> int:
@@ -609,7 +598,10 @@ def _restore(out_dir: Path, net, optimizer, run: _Run, settings, collection) -> 
     try:
         net.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("param.")})
         _check_optimizer_state(state, net)
-        optimizer.load_state_dict({"state": state, "param_groups": meta["param_groups"]})
+        groups = [{**saved, **{k: group[k] for k in _DEVICE_OPTIONS if k in group}}
+                  for saved, group in zip(meta["param_groups"], optimizer.param_groups,
+                                          strict=True)]
+        optimizer.load_state_dict({"state": state, "param_groups": groups})
         if best:
             LogLinearNet(*(best[k] for k in ("word_embeddings", "candidate_weights",
                                               "candidate_bias"))).load_state_dict(best)

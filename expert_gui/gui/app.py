@@ -1,4 +1,5 @@
-"""Start the Qt application: logging to the user's log folder, the main window, first launch."""
+"""Start the Qt application: logging to the user's log folder, the application's name, version
+and icon, the main window (shown before anything slow), then the last collection and model."""
 
 from __future__ import annotations
 
@@ -7,20 +8,17 @@ import sys
 import traceback
 from pathlib import Path
 
+from expert_gui import APP_NAME, ORGANIZATION, __version__
+from expert_gui.assets import icon_files, resource_path
 from expert_gui.core.paths import log_dir
+from expert_gui.desktop_entry import DESKTOP_FILE
 from expert_gui.gui.dialogs import LOG_FILE_NAME
-
-APP_NAME = "Expertise Explorer"
-ORGANIZATION = "expert-gui"
 
 
 def demo_collection_path() -> Path | None:
     """The demo collection shipped in `resources/demo` (in a checkout, or inside the package)."""
-    package = Path(__file__).resolve().parent.parent
-    for candidate in (package.parent / "resources" / "demo", package / "resources" / "demo"):
-        if (candidate / "documents.tsv").is_file():
-            return candidate
-    return None
+    path = resource_path("demo")
+    return path if path is not None and (path / "documents.tsv").is_file() else None
 
 
 def setup_logging() -> Path:
@@ -37,15 +35,30 @@ def setup_logging() -> Path:
 
 
 def create_application():
-    """The QApplication (reused when one exists, as under pytest-qt)."""
+    """The QApplication (reused when one exists, as under pytest-qt), named as the platform
+    expects: name, organisation and version, the desktop entry it belongs to, and its icon."""
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName(APP_NAME)
     app.setOrganizationName(ORGANIZATION)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName(Path(DESKTOP_FILE).stem)
+    app.setWindowIcon(application_icon())
     pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
     return app
+
+
+def application_icon():
+    """The app's icon (resources/icons) at every shipped size."""
+    from PySide6.QtGui import QIcon
+
+    icon = QIcon()
+    for size, path in icon_files().items():
+        if size != "svg":
+            icon.addFile(str(path))
+    return icon
 
 
 def install_excepthook(window) -> None:
@@ -73,6 +86,8 @@ def run_gui(screenshot_dir: str | None = None) -> int:
         print(problem, file=sys.stderr)
         return 1
     app = create_application()
+    from PySide6.QtCore import QTimer
+
     from expert_gui.gui.main_window import MainWindow
 
     window = MainWindow()
@@ -87,7 +102,8 @@ def run_gui(screenshot_dir: str | None = None) -> int:
             print(p)
         window.close()
         return 0
-    window.open_startup_collection()
+    # After the first paint: the window is up at once, and the loads report their progress.
+    QTimer.singleShot(0, window.open_startup_collection)
     status = app.exec()
     window.state.runner.shut_down()  # nothing may still run when Python tears Qt down
     return status

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, QSize, Qt, QTimer
@@ -16,12 +17,13 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QTabWidget,
     QTextEdit,
+    QToolBar,
     QWidget,
 )
 
-from expert_gui import PAPER_CITATION, __version__
 from expert_gui.core.model_folders import partial_text
 from expert_gui.core.paths import config_dir, log_dir
+from expert_gui.gui.about import AboutDialog
 from expert_gui.gui.app import APP_NAME, demo_collection_path
 from expert_gui.gui.panels.collection import CollectionPanel
 from expert_gui.gui.panels.comparison import ComparisonPanel
@@ -31,6 +33,7 @@ from expert_gui.gui.panels.profile import ProfilePanel
 from expert_gui.gui.panels.query import QueryPanel
 from expert_gui.gui.panels.training import TrainingPanel
 from expert_gui.gui.state import AppState
+from expert_gui.gui.welcome import GuideDialog, WelcomeBanner
 from expert_gui.gui.widgets import ElidedLabel
 
 SETTINGS_FILE = "gui.ini"
@@ -90,7 +93,8 @@ class ShortcutsEverywhere(QObject):
 
 
 def compute_device_text() -> str:
-    """The GPU's name, or the CPU and its thread count."""
+    """The GPU's name, or the CPU and its thread count. It imports torch (seconds): the window
+    runs it in the background."""
     import torch
 
     if torch.cuda.is_available():
@@ -141,6 +145,9 @@ class MainWindow(QMainWindow):
         self.shortcuts = ShortcutsEverywhere(self, self.shortcut_actions)
         self.resize(self._default_size())
         self._restore_layout()
+        self.welcome_bar: QToolBar | None = None
+        if not settings().value("welcome/dismissed", False, type=bool):
+            self.show_welcome()
 
     # -- building ---------------------------------------------------------------------------------
     def _build_docks(self) -> None:
@@ -228,9 +235,18 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self._action("Reset layout", self.reset_layout, None,
                                          "Put every panel back in its tab"))
         help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self._action("&About", self.show_about, None, "About this app"))
+        help_menu.addAction(self._action("&Getting started", self.show_welcome, None,
+                                         "The three steps: open your collection, train, ask"))
+        help_menu.addAction(self._action("Collection &formats", self.show_formats_guide, None,
+                                         "How to lay out your documents and their authors"))
+        if sys.platform.startswith("linux"):
+            help_menu.addAction(self._action(
+                "Add to applications &menu", self.install_desktop_entry, None,
+                "Install a desktop entry and the icon, so the app is in your menu"))
         help_menu.addAction(self._action("Show log folder", self.show_log_folder, None,
                                          "Where the log file is"))
+        help_menu.addSeparator()
+        help_menu.addAction(self._action("&About", self.show_about, None, "About this app"))
 
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("toolbar-main")
@@ -243,8 +259,10 @@ class MainWindow(QMainWindow):
 
     def _build_status_bar(self) -> None:
         # Every label of the status bar shortens itself rather than widen the window.
-        self.device_label = ElidedLabel(compute_device_text())
+        self.device_label = ElidedLabel("Device: …")
         self.device_label.setObjectName("device-label")
+        self.state.runner.start("device", compute_device_text,
+                                on_success=self.device_label.setText)
         self.model_label = ElidedLabel("No model")
         self.model_label.setObjectName("model-label")
         self.busy_label = ElidedLabel("")
@@ -290,13 +308,46 @@ class MainWindow(QMainWindow):
             self.open_demo()
 
     def show_about(self) -> None:
-        QMessageBox.about(
-            self, f"About {APP_NAME}",
-            f"<h3>{APP_NAME} {__version__}</h3>"
-            "<p>Given a topic, who here has the most expertise? The explorer learns it from an "
-            "organisation's documents and who wrote them, without labelled data.</p>"
-            f"<p>It implements the log-linear model of:<br><i>{PAPER_CITATION}</i></p>",
-        )
+        device = self.device_label.text() if self.state.runner.running("device") is None \
+            else "being detected…"
+        self.about_dialog = AboutDialog(device, self)
+        self.about_dialog.open()
+
+    def show_welcome(self) -> None:
+        """The first-run banner above the panels (again, from Help > Getting started)."""
+        if self.welcome_bar is not None:
+            return
+        banner = WelcomeBanner()
+        banner.dismissed.connect(self.dismiss_welcome)
+        banner.guide_requested.connect(self.show_formats_guide)
+        self.welcome_bar = QToolBar("Welcome", self)
+        self.welcome_bar.setObjectName("toolbar-welcome")
+        self.welcome_bar.setMovable(False)
+        self.welcome_bar.addWidget(banner)
+        self.addToolBarBreak()
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.welcome_bar)
+
+    def dismiss_welcome(self) -> None:
+        settings().setValue("welcome/dismissed", True)
+        if self.welcome_bar is not None:
+            self.removeToolBar(self.welcome_bar)
+            self.welcome_bar.deleteLater()
+            self.welcome_bar = None
+
+    def show_formats_guide(self) -> None:
+        self.guide_dialog = GuideDialog(self)
+        self.guide_dialog.show()
+
+    def install_desktop_entry(self) -> None:
+        from expert_gui.desktop_entry import install_desktop_entry
+
+        try:
+            written = install_desktop_entry()
+        except OSError as exc:
+            QMessageBox.warning(self, APP_NAME, f"Could not add the app to the menu: {exc}")
+            return
+        QMessageBox.information(self, APP_NAME, f"{APP_NAME} is now in your applications menu "
+                                f"(desktop entry: {written[-1]}).")
 
     def show_log_folder(self) -> None:
         QMessageBox.information(self, "Log folder", str(log_dir()))

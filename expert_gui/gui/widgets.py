@@ -42,7 +42,7 @@ def make_table(headers: list[str], *, stretch_last: bool = True) -> QTableWidget
     return table
 
 
-def compact(widget: QWidget, lines: int = 3) -> QWidget:
+def compact(widget: QWidget, lines: int = 2) -> QWidget:
     """Let a scrolling view shrink to a few lines (Qt's default minimum is larger), so the
     window fits a small screen or a large scale factor; it scrolls instead."""
     widget.setMinimumHeight(widget.fontMetrics().height() * lines + 8)

@@ -9,6 +9,7 @@ the old one (which is asked to stop), and a second training is refused while one
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import logging
 import threading
@@ -29,6 +30,8 @@ class Task(QThread):
     """Runs `func(*args, progress=..., should_stop=..., [should_pause=...], **kwargs)` in a thread.
 
     The hooks are passed only to a function that takes them (`load_model(folder)` takes none).
+    `func` may be named as "package.module:function": it is then imported in the thread, so the
+    GUI thread never waits for a heavy import (torch, scikit-learn) to finish.
 
     Signals (delivered on the GUI thread): `progressed(list)` with the events since the last
     batch, then exactly one of `succeeded(result)` or `failed(exception, traceback_text)`.
@@ -40,7 +43,7 @@ class Task(QThread):
     succeeded = Signal(object)
     failed = Signal(object, str)
 
-    def __init__(self, name: str, func: Callable[..., Any], *args, pausable: bool = False,
+    def __init__(self, name: str, func: Callable[..., Any] | str, *args, pausable: bool = False,
                  parent: QObject | None = None, **kwargs):
         super().__init__(parent)
         self.name = name
@@ -93,10 +96,14 @@ class Task(QThread):
         hooks = {"progress": self._progress, "should_stop": self._stop.is_set}
         if self._pausable:
             hooks["should_pause"] = self._pause.is_set
-        accepted = inspect.signature(self._func).parameters
-        kwargs = dict(self._kwargs, **{k: v for k, v in hooks.items() if k in accepted})
         try:
-            result = self._func(*self._args, **kwargs)
+            func = self._func
+            if isinstance(func, str):
+                module, _, name = func.partition(":")
+                func = getattr(importlib.import_module(module), name)
+            accepted = inspect.signature(func).parameters
+            kwargs = dict(self._kwargs, **{k: v for k, v in hooks.items() if k in accepted})
+            result = func(*self._args, **kwargs)
         except Exception as exc:  # every failure reaches the user as a dialog, never a crash
             self._flush()
             text = traceback.format_exc()
@@ -133,7 +140,7 @@ class TaskRunner(QObject):
     def any_running(self) -> bool:
         return any(t.isRunning() for t in self._tasks.values())
 
-    def start(self, slot: str, func: Callable[..., Any], *args,
+    def start(self, slot: str, func: Callable[..., Any] | str, *args,
               on_progress: Callable[[list], None] | None = None,
               on_success: Callable[[Any], None] | None = None,
               on_failure: Callable[[BaseException, str], None] | None = None,

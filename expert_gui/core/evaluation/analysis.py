@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from expert_gui.core.evaluation.significance import N_PERMUTATIONS, SEED
 
@@ -42,6 +41,8 @@ def entropy_vs_ap(topics: Sequence[str], entropy: Sequence[float | None], ap: Se
     nan = float("nan")
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return EntropyFit(t, x, y, nan, nan, nan, nan)
+    from scipy import stats  # here, not at the top: scipy.stats takes a second to import
+
     method = stats.PermutationMethod(n_resamples=n_permutations, rng=np.random.default_rng(seed))
     result = stats.pearsonr(x, y, method=method)
     line = stats.linregress(x, y)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from scipy.stats import false_discovery_control
 
 N_PERMUTATIONS = 10_000
 SEED = 0
@@ -43,6 +42,8 @@ def benjamini_hochberg(p_values: Mapping[str, float]) -> dict[str, float]:
     """BH-adjusted p-values (scipy's `false_discovery_control`), keyed as given."""
     if not p_values:
         return {}
+    from scipy.stats import false_discovery_control  # here: scipy.stats is slow to import
+
     keys = list(p_values)
     adjusted = false_discovery_control(np.array([p_values[k] for k in keys]), method="bh")
     return {k: float(p) for k, p in zip(keys, adjusted, strict=True)}

@@ -3,29 +3,33 @@
 "loglinear" needs a trained model; the baselines need the collection; "ensemble" (Eq. 5: Model 2
 with Jelinek-Mercer smoothing and the log-linear model, by default) and "auto" (the fusion
 calibrated on the model's held-out documents, rankers/fusion.py) need both. For a model trained
-with held-out documents, the collection is `calibration.index_for(model, collection)`.
+with held-out documents, the collection is `calibration.index_for(model, collection)`. The
+rankers' modules (scipy, scikit-learn) are imported when one is made, so the names below cost
+nothing to import.
 """
 
 from __future__ import annotations
 
-from expert_gui.core.collection import Collection
+from typing import TYPE_CHECKING
+
 from expert_gui.core.errors import QueryError
-from expert_gui.core.model import LogLinearModel
-from expert_gui.core.rankers.ensemble import EnsembleRanker
-from expert_gui.core.rankers.expansion import ExpandedModel1
-from expert_gui.core.rankers.fusion import MEMBERS, FusionRanker
-from expert_gui.core.rankers.language_models import Model1, Model2
-from expert_gui.core.rankers.loglinear import LogLinearRanker
-from expert_gui.core.rankers.vector_space import LsiRanker, TfidfRanker
-from expert_gui.core.ranking import Ranker
+
+if TYPE_CHECKING:
+    from expert_gui.core.collection import Collection
+    from expert_gui.core.model import LogLinearModel
+    from expert_gui.core.rankers.fusion import FusionRanker
+    from expert_gui.core.ranking import Ranker
 
 METHODS = ("auto", "loglinear", "model1-jm", "model1-d", "model1-d-doc", "model2-jm", "model2-d",
            "tfidf", "lsi", "ensemble")
+AGGREGATIONS = ("sum", "mean", "informative")  # of the log-linear ranker's word scores
+FUSIONS = ("product", "rrf")  # of an ensemble's members
 
+# Model 1 and 2: (class in language_models.py, smoothing, fixed options).
 _LANGUAGE_MODELS = {
-    "model1-jm": (Model1, "jm", {}), "model1-d": (Model1, "dirichlet", {}),
-    "model1-d-doc": (Model1, "dirichlet", {"beta_from": "documents"}),
-    "model2-jm": (Model2, "jm", {}), "model2-d": (Model2, "dirichlet", {}),
+    "model1-jm": ("Model1", "jm", {}), "model1-d": ("Model1", "dirichlet", {}),
+    "model1-d-doc": ("Model1", "dirichlet", {"beta_from": "documents"}),
+    "model2-jm": ("Model2", "jm", {}), "model2-d": ("Model2", "dirichlet", {}),
 }
 
 
@@ -52,22 +56,31 @@ def make_ranker(method: str, *, model: LogLinearModel | None = None,
         fusion = options.pop("fusion", "product")
         rankers = [make_ranker(m, model=model, collection=collection, **_options_for(m, options))
                    for m in members]
+        from expert_gui.core.rankers.ensemble import EnsembleRanker
+
         return EnsembleRanker(rankers, fusion=fusion)
     if method == "loglinear":
         _require(method, model=model)
+        from expert_gui.core.rankers.loglinear import LogLinearRanker
+
         return LogLinearRanker(model, **options)
     _require(method, collection=collection)
-    if method == "tfidf":
-        return TfidfRanker(collection, **options)
-    if method == "lsi":
-        return LsiRanker(collection, **options)
-    cls, smoothing, fixed = _LANGUAGE_MODELS[method]
+    if method in ("tfidf", "lsi"):
+        from expert_gui.core.rankers import vector_space
+
+        cls = vector_space.TfidfRanker if method == "tfidf" else vector_space.LsiRanker
+        return cls(collection, **options)
+    from expert_gui.core.rankers import language_models
+
+    name, smoothing, fixed = _LANGUAGE_MODELS[method]
     expand = options.pop("expand", 0)
-    ranker = cls(collection, smoothing, **fixed, **options)
+    ranker = getattr(language_models, name)(collection, smoothing, **fixed, **options)
     if expand:
-        if cls is not Model1:
+        if name != "Model1":
             raise QueryError("query expansion is offered for Model 1 only")
         _require(f"{method} with expansion", model=model)
+        from expert_gui.core.rankers.expansion import ExpandedModel1
+
         return ExpandedModel1(ranker, model, k=expand)
     return ranker
 
@@ -76,6 +89,8 @@ def _fusion(model, collection, options) -> FusionRanker:
     """The members with the weights the model's calibration chose; equal weights (and
     `calibrated` False) for a model trained without held-out documents."""
     _require("auto", model=model, collection=collection)
+    from expert_gui.core.rankers.fusion import MEMBERS, FusionRanker
+
     fusion = (model.calibration or {}).get("fusion")
     weights = fusion["weights"] if fusion else [1.0 / len(MEMBERS)] * len(MEMBERS)
     rankers = [make_ranker(m, model=model, collection=collection, **_options_for(m, options))

@@ -26,10 +26,9 @@ from scipy.special import log_softmax
 from expert_gui.core.collection import Collection
 from expert_gui.core.errors import QueryError
 from expert_gui.core.model import LogLinearModel
+from expert_gui.core.rankers import AGGREGATIONS
 from expert_gui.core.rankers.common import no_known_words, ranked
 from expert_gui.core.ranking import Ranking, normalized_entropy
-
-AGGREGATIONS = ("sum", "mean", "informative")
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,6 @@ from expert_gui.core.evaluation.tables import (
     build_table,
 )
 from expert_gui.core.rankers import make_ranker
-from expert_gui.core.rankers.ensemble import EnsembleRanker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
@@ -291,6 +290,8 @@ class ComparisonPanel(QWidget):
             self.query_label.setText("Model 2 is being built…" if self.model2 is None
                                      else "No known query word.")
             return
+        from expert_gui.core.rankers.ensemble import EnsembleRanker  # scipy: not at start-up
+
         loglinear = make_ranker("loglinear", model=self.state.model)
         try:
             ensemble = EnsembleRanker([self.model2, loglinear])

@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from expert_gui.core.calibration import train_with_held_out
 from expert_gui.core.errors import ModelFileError
 from expert_gui.core.model_folders import (
     DAMAGED,
@@ -50,7 +49,7 @@ from expert_gui.core.model_folders import (
 )
 from expert_gui.core.paths import models_dir
 from expert_gui.core.storage import load_model
-from expert_gui.core.training import DEVICES, OPTIMIZERS, TrainSettings
+from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import ElidedLabel, compact, placeholder_text, set_placeholder
@@ -88,6 +87,8 @@ TOOLTIPS = {
     "seed": "Random seed: the same seed and settings give the same model.",
     "device": "Where to train: auto picks a GPU when there is one.",
     "mixed_precision": "Compute in bf16/fp16 on a GPU (faster, slightly less exact).",
+    "cuda_graphs": "Replay each training step from one captured CUDA graph (NVIDIA GPUs only; "
+                   "fewer launches, so faster at small batches). Experimental.",
     "checkpoint_every": "Save a checkpoint every this many steps (0: only at the end). "
                         "Stopping always keeps the last one.",
     "candidate_chunk": "Candidates per chunk of the softmax over people (bounds memory).",
@@ -150,7 +151,7 @@ class LossPlot(pg.PlotWidget):
         self.showGrid(x=True, y=True, alpha=0.25)
         for side in ("bottom", "left"):
             self.getAxis(side).enableAutoSIPrefix(False)
-        self.addLegend(offset=(-10, 10))
+        self.legend = self.addLegend(offset=(-10, 10))
         # A long run has tens of thousands of steps: draw about one point per pixel.
         self.setDownsampling(auto=True, mode="peak")
         self.setClipToView(True)
@@ -173,6 +174,7 @@ class LossPlot(pg.PlotWidget):
         self.smoothed: list[float] = []
         self.smoother = Smoother()
         self.dirty = True
+        self.legend.setVisible(False)  # nothing to name yet; it would cover the message
         set_placeholder(self, "The loss appears here while a model trains.")
 
     def add(self, step: int, train_loss: float | None, val_loss: float | None) -> None:
@@ -196,6 +198,7 @@ class LossPlot(pg.PlotWidget):
         self.dirty = False
         if self.steps and placeholder_text(self) is not None:
             set_placeholder(self, None)
+            self.legend.setVisible(True)
         x = np.asarray(self.steps, dtype=np.float64)
         y = np.asarray(self.losses, dtype=np.float64)
         self.raw_curve.setData(x, y)
@@ -370,6 +373,8 @@ def collection_defaults(collection) -> tuple[TrainSettings, str, str]:
     return suggested, f"suggested by {collection.name}'s {path.name}", ""
 
 
+SETTINGS_ROWS = 5  # rows of settings a small window keeps in view before the models list shrinks
+
 # Colours of the saved-models list: runs of another collection and unusable folders are grey.
 OTHER_COLLECTION = QColor("#868e96")
 
@@ -394,10 +399,10 @@ class TrainingPanel(QWidget):
 
         self.form = SettingsForm()
         self.form.changed.connect(self._show_form_origin)
-        form_scroll = QScrollArea()
+        form_scroll = self.form_scroll = QScrollArea()
         form_scroll.setWidget(self.form)
         form_scroll.setWidgetResizable(True)
-        form_scroll.setMinimumHeight(4 * self.fontMetrics().height())
+        form_scroll.setMinimumHeight(3 * self.fontMetrics().height())
         self.defaults_label = QLabel()
         self.defaults_label.setObjectName("defaults-label")
         self.defaults_label.setWordWrap(True)
@@ -443,7 +448,7 @@ class TrainingPanel(QWidget):
             numbers.addWidget(label, 2 * row + 1, col)
 
         self.models_box = QGroupBox("Saved models")
-        self.models_list = compact(QListWidget(), lines=3)
+        self.models_list = compact(QListWidget())
         self.models_list.setObjectName("saved-models")
         # Name on one line, what it is on the next, wrapped: nothing hides behind a scroll bar.
         self.models_list.setWordWrap(True)
@@ -480,7 +485,6 @@ class TrainingPanel(QWidget):
         self.text_label = ElidedLabel("Text: open a collection.")
         self.text_label.setObjectName("text-settings")
         sl.addWidget(self.text_label)
-        sl.addLayout(buttons)
         ml = QVBoxLayout(self.models_box)
         self.models_note = ElidedLabel()  # one line, whole in its tooltip
         self.models_note.setObjectName("saved-models-note")
@@ -490,7 +494,7 @@ class TrainingPanel(QWidget):
         ml.addLayout(model_buttons)
         # Settings and saved models share the height; either can be dragged larger, and the
         # form scrolls, so a small window still shows several rows of each.
-        left = QSplitter(Qt.Orientation.Vertical)
+        left = self.left_split = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(settings_box)
         left.addWidget(self.models_box)
         left.setStretchFactor(0, 3)
@@ -506,6 +510,7 @@ class TrainingPanel(QWidget):
         self.status_label.setWordWrap(True)
         self.status_label.setTextFormat(Qt.TextFormat.RichText)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        rl.addLayout(buttons)  # beside the run they control, so the settings keep their rows
         rl.addWidget(self.status_label)
         rl.addWidget(self.plot, 1)
         rl.addLayout(numbers)
@@ -524,6 +529,21 @@ class TrainingPanel(QWidget):
         self.refresh_models()
         self._update_buttons()
         self._show_idle()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self._favour_settings)  # once the layout has the new size
+
+    def _favour_settings(self) -> None:
+        """In a small window the settings keep at least SETTINGS_ROWS rows while the saved
+        models list has more than its minimum (it scrolls)."""
+        wanted = SETTINGS_ROWS * self.form.widgets["dim"].sizeHint().height()
+        short = wanted - self.form_scroll.viewport().height()
+        settings_size, models_size = self.left_split.sizes()
+        spare = models_size - self.models_box.minimumSizeHint().height()
+        if short > 0 and spare > 0:
+            move = min(short, spare)
+            self.left_split.setSizes([settings_size + move, models_size - move])
 
     # -- state ------------------------------------------------------------------------------------
     def _on_collection_changed(self, collection) -> None:
@@ -660,8 +680,8 @@ class TrainingPanel(QWidget):
         set_placeholder(self.plot, "Preparing the training instances…")
         try:
             self._task = self.state.runner.start(
-                "training", train_with_held_out, collection, settings, out_dir=folder,
-                resume=resume,
+                "training", "expert_gui.core.calibration:train_with_held_out", collection,
+                settings, out_dir=folder, resume=resume,
                 pausable=True, on_progress=self._on_progress, on_success=self._on_trained,
                 on_failure=self._on_failed)
         except TaskBusy:
@@ -708,7 +728,7 @@ class TrainingPanel(QWidget):
 
     def _on_progress(self, events: list) -> None:
         for e in events:
-            self.plot.add(e.step, e.train_loss, e.val_loss)
+            self.plot.add(e.step, e.train_loss if e.loss_is_new else None, e.val_loss)
         e = events[-1]
         self.step_label.setText(f"{e.step:,} / {e.total_steps:,} (epoch {e.epoch} of "
                                 f"{e.epochs})")

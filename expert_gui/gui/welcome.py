@@ -1,0 +1,79 @@
+"""First run: a short welcome above the panels with the three steps (open your collection,
+train, ask), dismissed once and remembered; and the collection-formats guide, shown in the app."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from expert_gui.assets import formats_guide_path
+
+WELCOME = (
+    "<b>Welcome.</b> The demo collection is open: ask it about <i>photovoltaics</i>, say. "
+    "For your own organisation, three steps:<br>"
+    "<b>1.</b> <b>Open your collection</b> (Ctrl+O): documents and their authors "
+    "(<a href='guide'>the formats</a>) &nbsp; <b>2.</b> <b>Train</b> a model on it (Ctrl+T) "
+    "&nbsp; <b>3.</b> <b>Ask</b> who knows most about a topic (Ctrl+L).")
+
+
+class WelcomeBanner(QFrame):
+    """The welcome text; `dismissed` when its close button is pressed."""
+
+    dismissed = Signal()
+    guide_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("welcome-banner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("#welcome-banner { background: #e7f0fc; border: 1px solid #9dbce8; "
+                           "border-radius: 4px; }")
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        self.text = QLabel(WELCOME)
+        self.text.setWordWrap(False)  # a toolbar sizes a wrapping label for the wrong width
+        # Clipped in a narrow window rather than widening it.
+        self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.text.setTextFormat(Qt.TextFormat.RichText)
+        self.text.linkActivated.connect(lambda _link: self.guide_requested.emit())
+        close = QPushButton("Got it")
+        close.setObjectName("welcome-dismiss")
+        close.setToolTip("Hide this for good (Help > Getting started shows it again)")
+        close.clicked.connect(self.dismissed)
+        layout = QHBoxLayout(self)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+
+
+class GuideDialog(QDialog):
+    """docs/collection-formats.md, rendered."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("formats-guide")
+        self.setWindowTitle("Collection formats")
+        self.resize(760, 680)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(True)
+        path = formats_guide_path()
+        if path is None:
+            self.browser.setPlainText("The collection-formats guide (docs/collection-formats.md) "
+                                      "is not installed with this copy of the app.")
+        else:
+            self.browser.setMarkdown(path.read_text(encoding="utf-8"))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser)
+        layout.addWidget(buttons)
