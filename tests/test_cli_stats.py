@@ -73,7 +73,7 @@ def test_stats_show_the_numbers_rule(tmp_path, capsys):
     assert data["stats"]["average_document_length"] == 4  # mlx5 port <num> <num>
     assert main(["stats", str(folder), "--numbers", "any-digit"]) == 0
     out = capsys.readouterr().out
-    assert "numbers folded: every token holding a digit (rule 'any-digit')" in out
+    assert "number rule 'any-digit' (every token holding a digit folded)" in out
     # Each rule has its own cache: reading with one never returns the other's words.
     for rule, words in (("any-digit", 3), ("numbers", 4), ("any-digit", 3)):  # with <pad>
         assert main(["stats", str(folder), "--numbers", rule, "--json"]) == 0

@@ -82,8 +82,8 @@ class TextSettings:
         """One line for people: what the text processing keeps and folds."""
         stop = {"english": "English stop words removed", "none": "no stop words"}.get(
             self.stopwords, f"stop words from {self.stopwords}")
-        return (f"lower-cased, {stop}, numbers folded: {NUMBER_RULE_LABELS[self.numbers]} "
-                f"(rule '{self.numbers}'), vocabulary up to {self.vocab_size:,} words")
+        return (f"number rule '{self.numbers}' ({NUMBER_RULE_LABELS[self.numbers]} folded), "
+                f"lower-cased, {stop}, vocabulary up to {self.vocab_size:,} words")
 
     @classmethod
     def from_dict(cls, d: dict) -> TextSettings:

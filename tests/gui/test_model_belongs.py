@@ -66,7 +66,7 @@ def test_the_saved_models_of_the_collection_are_offered_newest_first(qtbot, wind
     assert [t.split("\n")[0] for t in listed] == ["gui-newer", "gui-older", "other-newest"]
     assert "(trained on training)" in listed[2]
     assert window.training_panel.models_note.text() == \
-        "2 trained on gui_collection (first, newest first); 1 on other collections (grey)."
+        "2 of this collection (newest first), 1 of others (grey)."
     window.query_panel._link(str(newer))  # the user clicks the offer
     qtbot.waitUntil(lambda: window.state.model is not None, timeout=30_000)
     assert window.state.model_path == newer != older

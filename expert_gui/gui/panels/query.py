@@ -135,6 +135,8 @@ class QueryPanel(QWidget):
         bar_width = self.fontMetrics().horizontalAdvance("0") * 14
         self.results = make_table(["Rank", "Person", "Name", "P(c|q)", ""])
         self.results.setItemDelegateForColumn(4, BarDelegate(self.results))
+        self.results.horizontalHeaderItem(3).setToolTip(
+            "The log-linear model's P(c|q) (Eq. 2), whichever method orders the list")
         self.results_fitter = ColumnFitter(self.results, content=(0, 3), fixed={4: bar_width},
                                            elastic=(1, 2))
         self.results.currentCellChanged.connect(lambda row, *_: self._explain(row))

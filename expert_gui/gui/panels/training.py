@@ -793,8 +793,8 @@ class TrainingPanel(QWidget):
             self.models_note.setText(f"{len(folders)} saved.")
         else:
             self.models_note.setText(
-                f"{len(mine)} trained on {collection.name} (first, newest first); "
-                f"{len(others)} on other collections (grey).")
+                f"{len(mine)} of this collection (newest first), {len(others)} of others "
+                f"(grey).")
         self._update_buttons()
 
     def models_for_collection(self) -> list[ModelFolder]:
