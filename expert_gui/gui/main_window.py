@@ -368,6 +368,7 @@ class MainWindow(QMainWindow):
         self.pause_action.setEnabled(tp.is_training())
         self.stop_action.setEnabled(tp.is_training())
         self.training_label.setVisible(tp.is_training())
+        self.query_panel.set_training(tp.is_training())
         paused = tp.is_paused()
         self.training_label.setText("Training paused" if paused else "Training…")
         self.training_label.setStyleSheet("color: #495057; font-weight: bold;" if paused

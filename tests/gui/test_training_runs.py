@@ -108,7 +108,10 @@ def test_a_model_saved_after_stop_is_marked_partial_everywhere(qtbot, window):
     open_collection(qtbot, window)
     set_training(window, epochs=300)
     panel = window.training_panel
+    assert "train one (Ctrl+T)" in window.query_panel.words_label.text()
     panel.start_training()
+    # While it trains, the query panel says a model is coming, not to press Ctrl+T again.
+    assert "Training a model for <b>gui_collection</b>" in window.query_panel.words_label.text()
     qtbot.waitUntil(lambda: len(panel.plot.steps) > 3, timeout=60_000)
     panel.stop_training()
     qtbot.waitUntil(lambda: window.state.model is not None, timeout=60_000)

@@ -185,6 +185,7 @@ class QueryPanel(QWidget):
         layout.addWidget(main, 1)
 
         self._dropped = ""  # why the last model was closed, until another opens
+        self._training = False  # a run is training a model for this collection
         state.model_dropped.connect(self._model_dropped)
         state.model_changed.connect(self._model_changed)
         state.collection_changed.connect(lambda _: self._model_changed(self.state.model))
@@ -220,12 +221,22 @@ class QueryPanel(QWidget):
     def _model_dropped(self, text: str) -> None:
         self._dropped = text
 
+    def set_training(self, training: bool) -> None:
+        """With no model open, say that one is on its way rather than ask for Ctrl+T again."""
+        self._training = training
+        if self.state.model is None:
+            self.words_label.setText(self._no_model_text())
+
     def _no_model_text(self) -> str:
         """With no model: why the last one closed, and the saved models of this collection,
         newest first, to open."""
         collection = self.state.collection
         if collection is None:
             return "Open a collection, then train or open a model to query."
+        if self._training:
+            return (f"Training a model for <b>{html.escape(collection.name)}</b>: it answers "
+                    "here when training ends. Stop training (Ctrl+.) ends it early and keeps "
+                    "the model so far.")
         if self._dropped:
             return html.escape(self._dropped) + "<br>" + self._saved_models_text(collection)
         return self._saved_models_text(collection)
