@@ -9,7 +9,8 @@ import numpy as np
 from scipy.sparse import csr_matrix
 
 from expert_gui.core.collection import Collection
-from expert_gui.core.ranking import Ranking, order_by_score
+from expert_gui.core.errors import QueryError
+from expert_gui.core.ranking import Ranker, Ranking, order_by_score
 from expert_gui.core.text import Tokenizer, Vocabulary
 
 
@@ -50,3 +51,24 @@ def no_known_words(query: str, method: str, person_ids: Sequence[str],
     """The explicit answer to a query none of whose words the ranker knows: nobody ranked."""
     return Ranking(query, method, person_ids, np.zeros(0, dtype=np.int64), np.zeros(0),
                    (), tuple(unknown))
+
+
+def member_maps(rankers: Sequence[Ranker]) -> tuple[list[str], list[np.ndarray]]:
+    """The first member's person order, and for each member where each of its people sits in
+    that order: fusions combine members that must rank the same people."""
+    person_ids = list(rankers[0].person_ids)
+    index = {p: i for i, p in enumerate(person_ids)}
+    maps = []
+    for r in rankers:
+        if sorted(r.person_ids) != sorted(person_ids):
+            raise QueryError(f"{r.name} ranks different people than {rankers[0].name}")
+        maps.append(np.array([index[p] for p in r.person_ids], dtype=np.int64))
+    return person_ids, maps
+
+
+def merged_words(rankings: Sequence[Ranking]) -> tuple[list[str], list[str]]:
+    """The query words any member knows, and those none knows, each in first-seen order."""
+    known = list(dict.fromkeys(w for r in rankings for w in r.known_words))
+    unknown = [w for w in dict.fromkeys(w for r in rankings for w in r.unknown_words)
+               if w not in known]
+    return known, unknown

@@ -16,7 +16,7 @@ import numpy as np
 
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers import FUSIONS
-from expert_gui.core.rankers.common import no_known_words, ranked
+from expert_gui.core.rankers.common import member_maps, merged_words, no_known_words, ranked
 from expert_gui.core.ranking import Ranker, Ranking
 
 
@@ -31,14 +31,7 @@ class EnsembleRanker:
         self.rankers = list(rankers)
         self.fusion = fusion
         self.rrf_k = rrf_k
-        self.person_ids = list(self.rankers[0].person_ids)
-        index = {p: i for i, p in enumerate(self.person_ids)}
-        # For each member, where each of its people sits in the ensemble's person order.
-        self._maps = []
-        for r in self.rankers:
-            if sorted(r.person_ids) != sorted(self.person_ids):
-                raise QueryError(f"{r.name} ranks different people than {self.rankers[0].name}")
-            self._maps.append(np.array([index[p] for p in r.person_ids], dtype=np.int64))
+        self.person_ids, self._maps = member_maps(self.rankers)
         self.name = ("ensemble" if fusion == "product" else "rrf") + "(" + \
             ",".join(r.name for r in self.rankers) + ")"
 
@@ -56,9 +49,7 @@ class EnsembleRanker:
 
     def rank(self, query: str, depth: int | None = None) -> Ranking:
         rankings, ranks = self.member_ranks(query)
-        known = list(dict.fromkeys(w for r in rankings for w in r.known_words))
-        unknown = [w for w in dict.fromkeys(w for r in rankings for w in r.unknown_words)
-                   if w not in known]
+        known, unknown = merged_words(rankings)
         if not ranks:
             return no_known_words(query, self.name, self.person_ids, unknown)
         r = np.vstack(ranks).astype(np.float64)

@@ -23,7 +23,7 @@ from itertools import product
 import numpy as np
 
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers.common import no_known_words, ranked
+from expert_gui.core.rankers.common import member_maps, merged_words, no_known_words, ranked
 from expert_gui.core.ranking import Ranker, Ranking
 
 MEMBERS = ("loglinear", "model2-jm", "model1-d")
@@ -42,13 +42,7 @@ class FusionRanker:
         self.rankers = list(rankers)
         self.weights = np.asarray(weights, dtype=np.float64)
         self.calibrated = calibrated
-        self.person_ids = list(self.rankers[0].person_ids)
-        index = {p: i for i, p in enumerate(self.person_ids)}
-        self._maps = []
-        for r in self.rankers:
-            if sorted(r.person_ids) != sorted(self.person_ids):
-                raise QueryError(f"{r.name} ranks different people than {self.rankers[0].name}")
-            self._maps.append(np.array([index[p] for p in r.person_ids], dtype=np.int64))
+        self.person_ids, self._maps = member_maps(self.rankers)
 
     def member_scores(self, query: str) -> tuple[list[Ranking], np.ndarray]:
         """Every member's ranking, and its z-scores per person (a row of zeros when the member
@@ -63,9 +57,7 @@ class FusionRanker:
 
     def rank(self, query: str, depth: int | None = None) -> Ranking:
         rankings, z = self.member_scores(query)
-        known = list(dict.fromkeys(w for r in rankings for w in r.known_words))
-        unknown = [w for w in dict.fromkeys(w for r in rankings for w in r.unknown_words)
-                   if w not in known]
+        known, unknown = merged_words(rankings)
         if not known:
             return no_known_words(query, self.name, self.person_ids, unknown)
         return ranked(query, self.name, self.person_ids, self.weights @ z, known, unknown, depth,
