@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 from expert_gui.assets import formats_guide_path
 
 WELCOME = (
-    "<b>Welcome.</b> Try the demo collection (File &gt; Open demo collection): train, then ask it "
-    "about <i>photovoltaics</i>, say. "
+    "<b>Welcome.</b> To try the app, train on the demo collection (open on first start; "
+    "File &gt; Open demo collection) with Ctrl+T, then ask it about <i>photovoltaics</i>, say. "
     "For your own organisation, three steps:<br>"
     "<b>1.</b> <b>Open your collection</b> (Ctrl+O): documents and their authors "
     "(<a href='guide'>the formats</a>) &nbsp; <b>2.</b> <b>Train</b> a model on it (Ctrl+T) "

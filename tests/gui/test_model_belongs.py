@@ -33,6 +33,7 @@ def test_another_collection_closes_the_model_and_the_topics_of_the_previous_one(
     assert not s.topics and not s.qrels
     assert window.collection_panel.topics_label.text() == "no topics, no qrels"
     assert window.query_panel.results.rowCount() == 0
+    assert window.query_panel.query_edit.text() == ""  # typed for the other collection
     assert window.model_label.text() == "No model"
     qtbot.waitUntil(lambda: "trained on gui_collection, not on training" in
                     window.statusBar().currentMessage(), timeout=5_000)

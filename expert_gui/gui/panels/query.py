@@ -186,9 +186,10 @@ class QueryPanel(QWidget):
 
         self._dropped = ""  # why the last model was closed, until another opens
         self._training = False  # a run is training a model for this collection
+        self._query_path = None  # the collection the query box's text was typed for
         state.model_dropped.connect(self._model_dropped)
         state.model_changed.connect(self._model_changed)
-        state.collection_changed.connect(lambda _: self._model_changed(self.state.model))
+        state.collection_changed.connect(self._collection_changed)
         state.query_requested.connect(self.set_query)
         self._model_changed(state.model)
 
@@ -217,6 +218,13 @@ class QueryPanel(QWidget):
         self._build_method_ranker()
         if self.query_edit.text().strip():
             self.run_query()
+
+    def _collection_changed(self, _collection) -> None:
+        # A query typed for another collection would be run on this one when its model opens.
+        if self.state.collection_path != self._query_path:
+            self._query_path = self.state.collection_path
+            self.query_edit.clear()
+        self._model_changed(self.state.model)
 
     def _model_dropped(self, text: str) -> None:
         self._dropped = text
