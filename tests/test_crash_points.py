@@ -16,7 +16,8 @@ from expert_gui.cli import main
 from expert_gui.core.storage import load_model
 
 HARNESS = Path(__file__).parent / "fixtures" / "crash" / "kill_at_rename.py"
-# 12 steps: checkpoints at steps 5 and 10 (which replaces the first), and the final one.
+# 12 steps, 6 an epoch: checkpoints at steps 5, 6 (the first epoch's end) and 10, each
+# replacing the one before, and the final one.
 TRAIN = ["--dim", "8", "--batch-size", "16", "--epochs", "2", "--checkpoint-every", "5",
          "--threads", "1", "--seed", "4"]
 
@@ -46,11 +47,11 @@ def reference(tmp_path_factory):
 def test_the_run_renames_at_every_save(reference):
     _, renames = reference
     targets = [Path(line.split(" -> ")[1]).name for line in renames]
-    # the collection cache, the folder's marker, three checkpoint saves (the first one rename,
+    # the collection cache, the folder's marker, four checkpoint saves (the first one rename,
     # the others two), the two model files
-    assert targets.count("checkpoint") == 3 and targets.count("checkpoint.old") == 2
+    assert targets.count("checkpoint") == 4 and targets.count("checkpoint.old") == 3
     assert targets[-2:] == ["model.safetensors", "manifest.json"]
-    assert targets[1] == ".expert-gui" and len(targets) == 9
+    assert targets[1] == ".expert-gui" and len(targets) == 11
 
 
 @pytest.mark.slow

@@ -181,6 +181,31 @@ def test_killed_run_resumes_to_the_same_model(collection, tmp_path):
     assert resumed.history == whole.history
 
 
+def test_a_run_shorter_than_checkpoint_every_still_checkpoints_each_epoch(collection, tmp_path):
+    """DPDK's 950 steps never reach the default 1000: a kill in epoch 4 must not lose three."""
+    settings = TrainSettings(**{**FAST.to_dict(), "checkpoint_every": 10_000})
+    whole = train(collection, settings)
+    seen = []
+
+    class Killed(Exception):
+        pass
+
+    def die_in_epoch_2(event):
+        seen.append(event)
+        if event.epoch == 2 and event.step > event.total_steps // 3 + 1:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train(collection, settings, out_dir=tmp_path, progress=die_in_epoch_2)
+    per_epoch = seen[0].total_steps // settings.epochs
+    _, meta = load_checkpoint(tmp_path / "checkpoint")
+    assert (meta["run"]["epoch"], meta["run"]["step"]) == (1, per_epoch)
+    resumed = train(collection, settings, out_dir=tmp_path, resume=True)
+    np.testing.assert_array_equal(resumed.word_embeddings, whole.word_embeddings)
+    np.testing.assert_array_equal(resumed.candidate_weights, whole.candidate_weights)
+    assert resumed.history == whole.history
+
+
 def test_stop_flag_ends_the_run_with_a_checkpoint_and_pause_waits(collection, tmp_path):
     calls = {"pause": 0}
 

@@ -283,8 +283,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
           finish: Callable[[LogLinearModel], None] | None = None) -> LogLinearModel:
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
-    Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps, when stopped, and at
-    the end; `resume` continues from it. `word_vectors` (embeddings.load_word_vectors) may be
+    Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps and at every epoch's end
+    (neither when it is 0), when stopped, and at the end; `resume` continues from it. `word_vectors` (embeddings.load_word_vectors) may be
     passed when already loaded; otherwise settings.embeddings is read here. Under torchrun each
     process trains on its share of every batch (see distributed.py). `epoch_score`, given the
     parameters as numpy arrays at the end of every epoch, returns a score to maximise (held-out
@@ -361,6 +361,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
                                  device, loss_is_new=False))
         if settings.early_stopping and run.bad_epochs >= settings.patience:
             break
+        if settings.checkpoint_every and run.epoch < settings.epochs:
+            save()  # a small collection may never reach checkpoint_every steps before a kill
     save()
     model = _to_model(net, run, settings, collection, word_vectors, stopped)
     if finish is not None and not stopped and dist.is_main:
