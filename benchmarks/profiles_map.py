@@ -86,7 +86,7 @@ def main() -> None:
         f"# Expert profiling on {data.name}: topic ranking per person",
         "",
         f"Model: `{args.model}` ({model.n_people:,} people, {len(model.vocab):,} words, dim "
-        f"{model.dim}, numbers {model.text_settings.numbers}); collection `{data}`; "
+        f"{model.dim}, numbers rule '{model.text_settings.numbers}'); collection `{data}`; "
         f"{len(scores['loglinear'].topic_ids)} topics of `{args.topics}`; {len(people)} people "
         f"with at least one relevant topic in `{args.qrels}` (inverted); load average "
         f"{os.getloadavg()[0]:.2f}.",
