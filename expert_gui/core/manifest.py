@@ -229,17 +229,23 @@ def _people(value, where: str) -> None:
 _HISTORY_ENTRY = obj({"epoch": integer(1)}, {"step": integer(0), "train_loss": number,
                                              "val_loss": optional(number)}, other=json_value)
 
-MODEL_KEYS: dict[str, Check] = {
+# What a model's manifest and a checkpoint's state both carry.
+_COMMON_KEYS: dict[str, Check] = {
     "format_version": integer(1),
     "sha256": sha256_hex,
     "settings": obj({}, other=json_value),
     "text_settings": text_settings,
+    "collection_fingerprint": string,
+}
+MODEL_KEYS: dict[str, Check] = {
+    **_COMMON_KEYS,
     "vocabulary": _vocabulary,
     "people": _people,
-    "collection_fingerprint": string,
     "collection_source": string,
     "history": list_of(_HISTORY_ENTRY),
 }
+
+
 def _calibration(value, where: str) -> None:
     """The held-out documents and the weights of `auto` (core/calibration.py)."""
     from expert_gui.core.rankers.fusion import MEMBERS
@@ -265,11 +271,7 @@ _RUN = obj({"epoch": integer(0), "batch": integer(0), "step": integer(0),
             "best_epoch": integer(0), "bad_epochs": integer(0),
             "history": list_of(_HISTORY_ENTRY)})
 CHECKPOINT_KEYS: dict[str, Check] = {
-    "format_version": integer(1),
-    "sha256": sha256_hex,
-    "settings": obj({}, other=json_value),
-    "text_settings": text_settings,
-    "collection_fingerprint": string,
+    **_COMMON_KEYS,
     "param_groups": list_of(obj({}, other=json_value), min_length=1),
     "run": _RUN,
 }
