@@ -190,12 +190,10 @@ def save_checkpoint(folder: str | Path, tensors: dict, meta: dict) -> None:
     remove_own(tmp, CHECKPOINT_LAYOUT)
     tmp.mkdir(parents=True)
     blob = save({k: v.detach().cpu().contiguous() for k, v in tensors.items()})
-    (tmp / "state.safetensors").write_bytes(blob)
+    _write_synced(tmp / "state.safetensors", blob)
     meta = {"format": CHECKPOINT_FORMAT, "format_version": FORMAT_VERSION, **meta}
     meta["sha256"] = schema.digest(blob, meta)
-    (tmp / "state.json").write_text(json.dumps(meta, allow_nan=False), encoding="utf-8")
-    for f in tmp.iterdir():
-        _fsync(f)
+    _write_synced(tmp / "state.json", json.dumps(meta, allow_nan=False).encode("utf-8"))
     fsync_folder(tmp)
     if folder.exists():
         if not owned_by_layout(folder, CHECKPOINT_LAYOUT):
@@ -306,13 +304,12 @@ def _sibling(folder: Path, suffix: str) -> Path:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     tmp = _sibling(path, ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    _write_synced(tmp, data)
     os.replace(tmp, path)
 
 
-def _fsync(path: Path) -> None:
-    with open(path, "rb") as f:
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
         os.fsync(f.fileno())
