@@ -44,8 +44,8 @@ def register(sub):
         "validation_fraction": f"share of instances held out (default {d.validation_fraction})",
         "patience": f"epochs without improvement before early stopping (default {d.patience})",
         "seed": f"random seed (default {d.seed})",
-        "checkpoint_every": f"steps between checkpoints, also taken at epoch ends; 0: only at the end "
-                            f"(default {d.checkpoint_every})",
+        "checkpoint_every": f"steps between checkpoints, also taken at epoch ends; 0: only at "
+                            f"the end (default {d.checkpoint_every})",
         "threads": "CPU threads for torch (default: torch's choice)",
     }
     for name, kind in TRAIN_OPTIONS.items():

@@ -12,7 +12,8 @@ DEVICES = ("auto", "cpu", "cuda", "mps")
 @dataclass(frozen=True)
 class TrainSettings:
     """Section 4.4's settings, and ours. `learning_rate` 0 means the optimiser's own default
-    (1.0 for Adadelta, 0.001 for Adam). `checkpoint_every` counts steps; epoch ends checkpoint too (0: only at the end).
+    (1.0 for Adadelta, 0.001 for Adam). `checkpoint_every` counts steps; epoch ends checkpoint
+    too (0: only at the end).
     `epochs` is 5, from the DPDK dev topics (benchmarks/epochs_dpdk.py): MAP rose from 0.41
     after one epoch (the paper's setting) to 0.51 after five, then stayed at 0.48-0.50 while the
     validation loss bottomed out at epoch 6 and rose from epoch 7. `cuda_graphs` replays each

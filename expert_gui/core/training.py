@@ -284,13 +284,14 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
     Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps and at every epoch's end
-    (neither when it is 0), when stopped, and at the end; `resume` continues from it. `word_vectors` (embeddings.load_word_vectors) may be
-    passed when already loaded; otherwise settings.embeddings is read here. Under torchrun each
-    process trains on its share of every batch (see distributed.py). `epoch_score`, given the
-    parameters as numpy arrays at the end of every epoch, returns a score to maximise (held-out
-    MAP, core/calibration.py); it is recorded in the history and, when given, early stopping
-    watches it instead of the validation loss. `finish` completes a model that was not stopped
-    (its calibration) before it is saved, so the model files are written once.
+    (neither when it is 0), when stopped, and at the end; `resume` continues from it.
+    `word_vectors` (embeddings.load_word_vectors) may be passed when already loaded; otherwise
+    settings.embeddings is read here. Under torchrun each process trains on its share of every
+    batch (see distributed.py). `epoch_score`, given the parameters as numpy arrays at the end of
+    every epoch, returns a score to maximise (held-out MAP, core/calibration.py); it is recorded
+    in the history and, when given, early stopping watches it instead of the validation loss.
+    `finish` completes a model that was not stopped (its calibration) before it is saved, so the
+    model files are written once.
     """
     if resume and out_dir is None:
         raise TrainingError("resuming needs the output folder that holds the checkpoint")
