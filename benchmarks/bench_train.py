@@ -25,12 +25,10 @@ Parts (each in its own process, so each peak memory is its own):
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib.util
 import json
 import math
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -44,14 +42,16 @@ from torch import nn
 from torch.profiler import ProfilerActivity, profile
 
 import expert_gui.core
-from expert_gui.core.collection import Collection, CollectionBuilder
+from expert_gui.core.collection import Collection
 from expert_gui.core.distributed import DistContext
 from expert_gui.core.instances import make_instances
+from expert_gui.core.loading import load_collection
 from expert_gui.core.text import TextSettings
 from expert_gui.core.training import (
     READ_EVERY_S,
     LogLinearNet,
     TrainSettings,
+    device_memory_bytes,
     initial_parameters,
     make_optimizer,
     select_device,
@@ -66,23 +66,8 @@ COPIES = ("cudaMemcpyAsync", "cudaMemsetAsync", "cudaMemcpy")
 
 
 def load_dpdk(path: str | Path, settings: TextSettings = TextSettings()) -> Collection:
-    """The DPDK collection (through core.loading when present, else its two TSV files)."""
-    path = Path(path)
-    try:
-        from expert_gui.core.loading import load_collection
-    except ImportError:
-        load_collection = None
-    if load_collection is not None:
-        return load_collection(path, settings=settings)
-    csv.field_size_limit(1 << 30)
-    b = CollectionBuilder(settings, name=path.name)
-    with open(path / "documents.tsv", encoding="utf-8", newline="") as f:
-        for line, row in enumerate(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 2):
-            b.add_document(row["doc_id"], row["text"], f.name, line)
-    with open(path / "associations.tsv", encoding="utf-8", newline="") as f:
-        for line, row in enumerate(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 2):
-            b.add_association(row["doc_id"], row["person_id"], f.name, line)
-    return b.build(fingerprint=f"dpdk-{path.stat().st_mtime_ns}", source=str(path))
+    """The DPDK collection (also epochs_dpdk.py's)."""
+    return load_collection(Path(path), settings=settings)
 
 
 class Straightforward(nn.Module):
@@ -371,12 +356,6 @@ def synthetic_collection(people=50_000, documents=50_000, vocabulary=20_000, see
     return Collection.from_records(docs, assocs, name="synthetic")
 
 
-def peak_memory_bytes(device: torch.device) -> int:
-    if device.type == "cuda":
-        return int(torch.cuda.max_memory_allocated(device))
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
 def part_dpdk(args) -> dict:
     t = time.perf_counter()
     collection = load_dpdk(args.data)
@@ -393,7 +372,7 @@ def part_dpdk(args) -> dict:
             model = train(collection, replace(s, epochs=1, checkpoint_every=0))
             out[f"{key}_s"] = time.perf_counter() - t
             out[f"{key}_val_loss"] = model.history[-1]["val_loss"]
-    out["peak_memory_bytes"] = peak_memory_bytes(torch.device(args.device))
+    out["peak_memory_bytes"] = device_memory_bytes(torch.device(args.device))
     out["load_average_1min"] = os.getloadavg()[0]
     return out
 
@@ -401,10 +380,10 @@ def part_dpdk(args) -> dict:
 def part_synthetic(args) -> dict:
     collection = synthetic_collection(people=args.people)
     settings = TrainSettings(device=args.device)
-    before = peak_memory_bytes(torch.device(args.device))
+    before = device_memory_bytes(torch.device(args.device))
     out = compare(collection, settings, replace_args(args, steps=args.synthetic_steps),
                   f"synthetic-{args.people}", straightforward=False)
-    out["peak_memory_bytes"] = peak_memory_bytes(torch.device(args.device))
+    out["peak_memory_bytes"] = device_memory_bytes(torch.device(args.device))
     out["peak_memory_before_training_bytes"] = before
     out["load_average_1min"] = os.getloadavg()[0]
     return out
@@ -421,7 +400,7 @@ def part_synthetic_straightforward(args) -> dict:
     return {"set": f"synthetic-{args.people}-straightforward", "steps": len(times),
             "straightforward_instances_per_s": settings.batch_size / float(np.median(
                 times["straightforward"])),
-            "peak_memory_bytes": peak_memory_bytes(torch.device(args.device))}
+            "peak_memory_bytes": device_memory_bytes(torch.device(args.device))}
 
 
 def replace_args(args, **changes):
