@@ -128,3 +128,16 @@ def test_a_model_belongs_by_fingerprint_or_by_the_same_people_and_words(runs, co
     # trainer resumes only on the same fingerprint).
     assert read_model_folder(runs / "killed").belongs_to(collection)
     assert not read_model_folder(runs / "killed").belongs_to(moved)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_checkpoint_state_that_is_not_a_file_is_damaged_not_read(runs, tmp_path):
+    """Listing the models folder opens a checkpoint's state as every input file is opened: a
+    FIFO there is named, not read (which would block the listing for ever)."""
+    killed = shutil.copytree(runs / "killed", tmp_path / "killed")
+    state = killed / "checkpoint" / "state.json"
+    state.unlink()
+    os.mkfifo(state)
+    info = read_model_folder(killed)
+    assert info.kind == DAMAGED and not info.can_continue
+    assert "checkpoint/state.json" in info.problem and "FIFO" in info.problem

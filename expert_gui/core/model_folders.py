@@ -14,15 +14,18 @@ else would answer queries about people or words that are not the collection's.
 from __future__ import annotations
 
 import hashlib
-import json
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from expert_gui.core.errors import ModelFileError
-from expert_gui.core.storage import CHECKPOINT_DIR, MANIFEST_FILE, read_manifest
-
-CHECKPOINT_STATE = "state.json"
+from expert_gui.core.storage import (
+    CHECKPOINT_DIR,
+    CHECKPOINT_STATE,
+    MANIFEST_FILE,
+    read_checkpoint_state,
+    read_manifest,
+)
 
 COMPLETE, PARTIAL, INTERRUPTED, DAMAGED = "complete", "partial", "interrupted", "damaged"
 
@@ -147,8 +150,8 @@ def read_model_folder(folder: Path) -> ModelFolder | None:
     if cached is not None and cached[0] == stamp:
         return cached[1]
     modified = max(t for t in stamp if t is not None)
-    info = _from_manifest(folder, manifest, modified) if stamp[0] is not None else \
-        _from_checkpoint(folder, state, modified)
+    info = _from_manifest(folder, modified) if stamp[0] is not None else \
+        _from_checkpoint(folder, modified)
     _cache[folder] = (stamp, info)
     return info
 
@@ -174,14 +177,7 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
-def _read_json(path: Path) -> dict:
-    meta = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(meta, dict):
-        raise ValueError("not a JSON object")
-    return meta
-
-
-def _from_manifest(folder: Path, manifest: Path, modified: float) -> ModelFolder:
+def _from_manifest(folder: Path, modified: float) -> ModelFolder:
     try:
         meta = read_manifest(folder)  # checked against the schema
     except ModelFileError as exc:
@@ -202,18 +198,18 @@ def _from_manifest(folder: Path, manifest: Path, modified: float) -> ModelFolder
         epochs=int(settings.get("epochs", 0)), settings=settings)
 
 
-def _from_checkpoint(folder: Path, state: Path, modified: float) -> ModelFolder:
+def _from_checkpoint(folder: Path, modified: float) -> ModelFolder:
     try:
-        meta = _read_json(state)
-        settings = dict(meta["settings"])
-        run = meta["run"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        meta = read_checkpoint_state(folder / CHECKPOINT_DIR)  # checked against the schema
+    except ModelFileError as exc:
         return ModelFolder(folder, DAMAGED, modified,
-                           problem=f"{CHECKPOINT_DIR}/{state.name}: {exc}")
+                           problem=f"{CHECKPOINT_DIR}/{Path(exc.path).name}: {exc.message}")
+    settings = dict(meta["settings"])
+    run = meta["run"]
     return ModelFolder(
         folder, INTERRUPTED, modified,
-        collection_fingerprint=str(meta.get("collection_fingerprint") or ""),
-        collection_source=str(meta.get("collection_source") or ""),
-        dim=int(settings.get("dim", 0)), step=int(run.get("step", 0)),
-        total_steps=int(meta.get("total_steps", 0)), epoch=int(run.get("epoch", 0)),
+        collection_fingerprint=meta["collection_fingerprint"],
+        collection_source=meta.get("collection_source", ""),
+        dim=int(settings.get("dim", 0)), step=run["step"],
+        total_steps=meta.get("total_steps", 0), epoch=run["epoch"],
         epochs=int(settings.get("epochs", 0)), settings=settings)

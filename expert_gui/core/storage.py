@@ -45,6 +45,7 @@ FORMAT_VERSION = 2
 MODEL_FILE = "model.safetensors"
 MANIFEST_FILE = "manifest.json"
 CHECKPOINT_DIR = "checkpoint"
+CHECKPOINT_STATE = "state.json"
 _TENSORS = ("word_embeddings", "candidate_weights", "candidate_bias")
 # Trained weights stay far below this (L2-regularised, they are under 100); above it their
 # squares and products, taken in float32 for the nearest words, would overflow to inf.
@@ -52,7 +53,7 @@ MAX_ABS_WEIGHT = 1e6
 
 # What the program writes in a model folder; anything else there is the user's and is never
 # deleted or overwritten.
-CHECKPOINT_LAYOUT = {"state.json": None, "state.safetensors": None}
+CHECKPOINT_LAYOUT = {CHECKPOINT_STATE: None, "state.safetensors": None}
 MODEL_LAYOUT = {
     MARKER: None, MARKER + ".tmp": None, LOCK: None,
     MODEL_FILE: None, MODEL_FILE + ".tmp": None, MANIFEST_FILE: None, MANIFEST_FILE + ".tmp": None,
@@ -193,7 +194,7 @@ def save_checkpoint(folder: str | Path, tensors: dict, meta: dict) -> None:
     _write_synced(tmp / "state.safetensors", blob)
     meta = {"format": CHECKPOINT_FORMAT, "format_version": FORMAT_VERSION, **meta}
     meta["sha256"] = schema.digest(blob, meta)
-    _write_synced(tmp / "state.json", json.dumps(meta, allow_nan=False).encode("utf-8"))
+    _write_synced(tmp / CHECKPOINT_STATE, json.dumps(meta, allow_nan=False).encode("utf-8"))
     fsync_folder(tmp)
     if folder.exists():
         if not owned_by_layout(folder, CHECKPOINT_LAYOUT):
@@ -212,7 +213,7 @@ def load_checkpoint(folder: str | Path) -> tuple[dict, dict]:
     from safetensors.torch import load
 
     folder = Path(folder)
-    meta = _read_checkpoint_state(folder)
+    meta = read_checkpoint_state(folder)
     path = folder / "state.safetensors"
     blob = read_regular(path, ModelFileError)
     _verify(blob, meta, path, "the checkpoint's tensors do not match its state file (a save "
@@ -234,10 +235,10 @@ def latest_checkpoint(model_folder: str | Path) -> tuple[Path, dict, dict] | Non
     candidates, errors = [], []
     for rank, suffix in enumerate(("", ".tmp", ".old")):
         folder = model_folder / (CHECKPOINT_DIR + suffix)
-        if not (folder / "state.json").exists():
+        if not (folder / CHECKPOINT_STATE).exists():
             continue
         try:
-            step = _read_checkpoint_state(folder)["run"]["step"]
+            step = read_checkpoint_state(folder)["run"]["step"]
         except ModelFileError as exc:
             errors.append(exc)
             continue
@@ -252,8 +253,9 @@ def latest_checkpoint(model_folder: str | Path) -> tuple[Path, dict, dict] | Non
     return None
 
 
-def _read_checkpoint_state(folder: Path) -> dict:
-    path = folder / "state.json"
+def read_checkpoint_state(folder: Path) -> dict:
+    """A checkpoint's JSON state, checked against the schema (the tensors are not read)."""
+    path = folder / CHECKPOINT_STATE
     # Version 1 wrote an infinite best validation loss as JSON's non-standard Infinity.
     meta = _read_document(path, CHECKPOINT_FORMAT, {"Infinity": math.inf})
     try:

@@ -35,6 +35,7 @@ from expert_gui.core.model import LogLinearModel
 from expert_gui.core.outputs import locked
 from expert_gui.core.storage import (
     CHECKPOINT_DIR,
+    CHECKPOINT_STATE,
     claim_model_folder,
     latest_checkpoint,
     save_checkpoint,
@@ -437,7 +438,7 @@ class _LossReads:
         if not math.isfinite(total):
             first = self.step + 1
             steps = f"step {run.step}" if first == run.step else f"steps {first}-{run.step}"
-            kept = self.checkpoint is not None and (self.checkpoint / "state.json").exists()
+            kept = self.checkpoint is not None and (self.checkpoint / CHECKPOINT_STATE).exists()
             where = f" ({self.checkpoint} keeps the last good state)" if kept else ""
             raise TrainingError(
                 f"the training loss became {total} in {steps} (epoch {run.epoch + 1}); "
