@@ -52,7 +52,13 @@ from expert_gui.core.storage import load_model
 from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import ElidedLabel, compact, placeholder_text, set_placeholder
+from expert_gui.gui.widgets import (
+    ElidedLabel,
+    compact,
+    placeholder_text,
+    set_placeholder,
+    style_plot,
+)
 from expert_gui.gui.workers import TaskBusy
 
 REDRAW_MS = 100  # the loss plot redraws at most ten times a second
@@ -146,11 +152,7 @@ class LossPlot(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setLabel("bottom", "step")
-        self.setLabel("left", "cross-entropy loss")
-        self.showGrid(x=True, y=True, alpha=0.25)
-        for side in ("bottom", "left"):
-            self.getAxis(side).enableAutoSIPrefix(False)
+        style_plot(self, "step", "cross-entropy loss")
         self.legend = self.addLegend(offset=(-10, 10))
         # A long run has tens of thousands of steps: draw about one point per pixel.
         self.setDownsampling(auto=True, mode="peak")
