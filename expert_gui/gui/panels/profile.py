@@ -58,15 +58,6 @@ def compute_profile(profiler: Profiler, person: str, k: int, topics, word_score:
     return profiler.profile(person, k, topics, word_score, period)
 
 
-def belongs_to(collection, model) -> bool:
-    """Whether the open collection is the model's own (so its documents are this person's)."""
-    if collection is None or model is None:
-        return False
-    if model.collection_fingerprint and model.collection_fingerprint == collection.fingerprint:
-        return True
-    return sorted(collection.person_ids) == sorted(model.person_ids)
-
-
 class ProfilePanel(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
@@ -226,9 +217,10 @@ class ProfilePanel(QWidget):
 
     # -- model, collection, topics --------------------------------------------------------------
     def _rebuild(self) -> None:
-        """A new profiler for the model (and its collection, when it is the one open)."""
+        """A new profiler for the model and the open collection (AppState keeps only a model
+        trained on it open, so its documents are the model's people's)."""
         model = self.state.model
-        collection = self.state.collection if belongs_to(self.state.collection, model) else None
+        collection = self.state.collection if model is not None else None
         if self.profiler is not None and self.profiler.model is model and \
                 self.profiler.collection is collection:
             return
