@@ -120,12 +120,6 @@ class Smoother:
         return self.avg / (1 - self.alpha ** self.n)
 
 
-def smooth(values: np.ndarray, alpha: float = SMOOTHING) -> np.ndarray:
-    """The smoothed curve of `values` (Smoother over all of them)."""
-    smoother = Smoother(alpha)
-    return np.array([smoother.add(v) for v in values], dtype=np.float64)
-
-
 def format_duration(seconds: float | None) -> str:
     if seconds is None or not math.isfinite(seconds):
         return "–"
