@@ -573,15 +573,16 @@ class TrainingPanel(QWidget):
         self._show_form_origin()
 
     def _show_form_origin(self) -> None:
+        """The caption says whose settings the form shows; Reset is offered when edited."""
+        edited = self.form.settings() != self._defaults
         if self._form_origin:
             text = self._form_origin
-        elif self.form.settings() == self._defaults:
+        elif not edited:
             text = f"Settings: {self._defaults_source}."
         else:
             text = f"Settings: edited; Reset gives {self._defaults_source}."
         self.defaults_label.setText(text)
-        self.reset_button.setEnabled(not self.is_training()
-                                     and self.form.settings() != self._defaults)
+        self.reset_button.setEnabled(not self.is_training() and edited)
 
     def is_training(self) -> bool:
         return self.state.runner.running("training") is not None
@@ -603,7 +604,7 @@ class TrainingPanel(QWidget):
         self.stop_button.setEnabled(training)
         self.pause_button.setText("Resume" if self.is_paused() else "Pause")
         self.form.setEnabled(not training)
-        self.reset_button.setEnabled(not training and self.form.settings() != self._defaults)
+        self._show_form_origin()
         self.training_state_changed.emit()
 
     def _show_idle(self) -> None:
