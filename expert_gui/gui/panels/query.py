@@ -231,6 +231,8 @@ class QueryPanel(QWidget):
 
     def set_training(self, training: bool) -> None:
         """With no model open, say that one is on its way rather than ask for Ctrl+T again."""
+        if training == self._training:
+            return  # called on every training-panel change; the text lists model folders
         self._training = training
         if self.state.model is None:
             self.words_label.setText(self._no_model_text())
