@@ -181,11 +181,6 @@ def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
     return text.removeprefix("\ufeff")
 
 
-def visible_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> list[Path]:
-    """Every regular file under a folder, in sorted order (see `walk_files`)."""
-    return list(walk_files(folder, skipped))
-
-
 def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
     """The regular files under a folder, lazily, folder by folder in sorted order.
 
