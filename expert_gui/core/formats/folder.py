@@ -89,7 +89,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 
 def _names_people(docs: Path) -> bool:
     """A delimited documents file whose header has a people (authors) column, as JSONL may."""
-    columns = table.detect_columns(table.preview(docs, rows=0).header)
+    columns = table.preview(docs, rows=0).columns
     return columns is not None and bool(columns.people)
 
 
