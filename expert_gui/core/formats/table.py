@@ -29,6 +29,7 @@ from expert_gui.core.formats.delimited import (
     DATE_COLUMNS,
     DOC_ID_COLUMNS,
     TEXT_COLUMNS,
+    find_column,
     read_rows,
 )
 from expert_gui.core.formats.reading import Progress, file_state, walk_files
@@ -95,14 +96,18 @@ def detect_columns(header: list[str], need_people: bool = True) -> TableColumns 
     for name, marks in _PRESET_MARKS.items():
         if all(m in cells for m in marks):
             return PRESETS[name]
-    lower = [c.lower() for c in cells]
-    text = tuple(c for c, low in zip(cells, lower, strict=True) if low in TEXT_COLUMNS)
-    people = next((cells[lower.index(n)] for n in PEOPLE_COLUMNS if n in lower), None)
-    ident = next((cells[lower.index(n)] for n in DOC_ID_COLUMNS if n in lower), None)
-    date = next((cells[lower.index(n)] for n in DATE_COLUMNS if n in lower), None)
+    text = tuple(c for c in cells if c.lower() in TEXT_COLUMNS)
+    people, ident, date = (_named(cells, names)
+                           for names in (PEOPLE_COLUMNS, DOC_ID_COLUMNS, DATE_COLUMNS))
     if not text or (people is None and need_people):
         return None
     return TableColumns(text=text, people=people or "", id=ident, date=date)
+
+
+def _named(cells: list[str], names: tuple[str, ...]) -> str | None:
+    """The header cell of the first of `names` that the header has."""
+    i = find_column(cells, names)
+    return None if i is None else cells[i]
 
 
 def is_table_file(path: Path) -> bool:
