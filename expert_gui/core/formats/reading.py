@@ -93,6 +93,17 @@ def file_state(path: Path) -> str:
     return f"{path.resolve()}\t{content_hash(path, CollectionError)}"
 
 
+def own_authors_file(path: Path, associations: Path | None, people: Path | None, kind: str,
+                     suffix: str) -> None:
+    """Refuse what does not apply to one file whose records name their own authors (a .bib or
+    .ris file): a folder, and --associations or --people."""
+    if path.is_dir():
+        raise CollectionError(path, None, f"expected a {suffix} file, not a folder")
+    if associations is not None or people is not None:
+        raise CollectionError(path, None, f"a {kind} file names its own authors; "
+                                          "--associations and --people do not apply")
+
+
 # What reading a file that is not what it claims raises (a cut or corrupt gzip stream, ...).
 UNREADABLE = (OSError, EOFError, zlib.error)
 
