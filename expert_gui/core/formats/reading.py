@@ -14,7 +14,7 @@ import stat
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -149,18 +149,10 @@ class TextFile:
         return CollectionError(self.path, line, f"expected a readable text file: {exc}")
 
     def _report_bad_lines(self) -> None:
-        line_no = 0
         with open_regular(self.path, CollectionError) as raw, \
                 (gzip.GzipFile(fileobj=raw) if self.path.name.endswith(".gz") else raw) as f:
-            for chunk in f:
-                for line in chunk.splitlines() or [b""]:
-                    line_no += 1
-                    try:
-                        line.decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        self._report.add("invalid-utf8", self.path, line_no,
-                                         f"bytes that are not valid UTF-8 at column "
-                                         f"{exc.start + 1} replaced by U+FFFD")
+            _report_invalid_lines((line for chunk in f for line in chunk.splitlines() or [b""]),
+                                  self.path, self._report)
 
 
 def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, str]]:
@@ -181,15 +173,19 @@ def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        for line_no, line in enumerate(data.splitlines(), 1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                report.add("invalid-utf8", path, line_no,
-                           f"bytes that are not valid UTF-8 at column {exc.start + 1} replaced "
-                           "by U+FFFD")
+        _report_invalid_lines(data.splitlines(), path, report)
         text = data.decode("utf-8", errors="replace")
     return text.removeprefix("\ufeff")
+
+
+def _report_invalid_lines(lines: Iterable[bytes], path: Path, report: LoadReport) -> None:
+    """Report each of a file's lines (numbered from 1) that is not valid UTF-8."""
+    for line_no, line in enumerate(lines, 1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            report.add("invalid-utf8", path, line_no, f"bytes that are not valid UTF-8 at "
+                                                      f"column {exc.start + 1} replaced by U+FFFD")
 
 
 def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
