@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from itertools import islice
+from itertools import islice, takewhile
 from pathlib import Path
 
 from expert_gui.core.collection import CollectionBuilder
@@ -128,7 +128,9 @@ def looks_like(path: Path) -> bool:
 def _table_file(path: Path) -> Path | None:
     if not path.is_dir():
         return path if is_table_file(path) else None
-    found = [f for f in walk_files(path) if f.parent == path and is_table_file(f)]
+    # walk_files yields the folder's own files first: stop there, not after walking the tree
+    top = takewhile(lambda f: f.parent == path, walk_files(path))
+    found = [f for f in top if is_table_file(f)]
     return found[0] if len(found) == 1 else None
 
 
