@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from expert_gui.core.evaluation.measures import LABELS
 from expert_gui.core.evaluation.profiling import compare_profiling, invert_qrels
 from expert_gui.core.evaluation.qrels import read_qrels
 from expert_gui.core.evaluation.significance import randomization_test
@@ -100,8 +101,7 @@ def main() -> None:
     for order in TOPIC_ORDERS:
         r = results[order]
         for m in MEASURES:
-            label = {"AP": "MAP", "RR": "MRR"}.get(m, m)
-            lines.append(f"| {order} | {label} | {r.mean('loglinear', m):.4f} | "
+            lines.append(f"| {order} | {LABELS[m]} | {r.mean('loglinear', m):.4f} | "
                          f"{r.mean('model2-jm', m):.4f} | {r.p_values['loglinear'][m]:.4f} |")
     lines += ["", f"Log-linear, rank against probability order: p = {p_orders:.4f}.",
               f"Scoring all topics for all people with both systems took {elapsed:.1f} s.", ""]

@@ -27,7 +27,7 @@ def run(args) -> int:
     from expert_gui.cli.rank import load_collection_of
     from expert_gui.core.calibration import held_out_measures
     from expert_gui.core.errors import QueryError
-    from expert_gui.core.evaluation.tables import METHOD_LABELS
+    from expert_gui.core.evaluation.tables import label
     from expert_gui.core.storage import load_model
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -46,5 +46,5 @@ def run(args) -> int:
     print(f"{n:,} held-out documents as queries, their people as the answers:")
     print(f"  {'method':<26} {'MAP':>6} {'MRR':>6}")
     for m, v in sorted(means.items(), key=lambda kv: -kv[1]["MAP"]):
-        print(f"  {METHOD_LABELS.get(m, m):<26} {v['MAP']:>6.3f} {v['MRR']:>6.3f}")
+        print(f"  {label(m):<26} {v['MAP']:>6.3f} {v['MRR']:>6.3f}")
     return 0

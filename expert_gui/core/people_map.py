@@ -39,7 +39,6 @@ MAX_GROUPS = 12  # colours that stay distinguishable
 GROUP_WORDS = 5
 # People the silhouette is measured on (it costs the square of their number).
 SILHOUETTE_SAMPLE = 3000
-_BLOCK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -113,19 +112,13 @@ def group_words(profiler: Profiler, groups: np.ndarray, n: int = GROUP_WORDS,
     k = int(groups.max()) + 1 if len(groups) else 0
     member = np.zeros((model.n_people, k))
     member[np.arange(model.n_people), groups] = 1.0
-    weights = np.asarray(model.candidate_weights, dtype=np.float32)
-    bias = model.candidate_bias.astype(np.float64)
-    emb = model.word_embeddings
-    log_pkw = np.empty((len(emb), k))
-    rows = max(1, _BLOCK // max(model.n_people, 1))
-    for start in range(0, len(emb), rows):
+    log_pkw = np.empty((len(model.word_embeddings), k))
+    for rows in profiler.word_blocks():
         if should_stop is not None and should_stop():
             return ()
-        stop = min(start + rows, len(emb))
-        logits = (np.asarray(emb[start:stop], dtype=np.float32) @ weights.T).astype(np.float64)
-        p = np.exp(logits + bias - profiler.log_z[start:stop, None])
+        p = np.exp(profiler.logits(rows) - profiler.log_z[rows, None])
         with np.errstate(divide="ignore"):
-            log_pkw[start:stop] = np.log(p @ member)
+            log_pkw[rows] = np.log(p @ member)
     log_pk = logsumexp(profiler.log_prior[:, None], b=member, axis=0)
     words = model.vocab.words
     out = []

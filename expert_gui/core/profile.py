@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import difflib
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,7 +57,7 @@ TOPIC_ORDERS = ("rank", "probability")
 # Words of the profile that similar people are compared on, and how many are shown as the reason.
 REASON_POOL = 50
 REASON_WORDS = 3
-# Elements of one block of the |V| x |C| product in `prepare` (32 MB in float64).
+# Elements of one block of the |V| x |C| logits (`Profiler.word_blocks`; 32 MB in float64).
 _BLOCK = 1 << 22
 
 
@@ -206,6 +206,7 @@ class Profiler:
         self.listed[hidden] = False
         self.listed &= np.isfinite(self.log_p_word)
         self._weights = np.ascontiguousarray(model.candidate_weights, dtype=np.float32)
+        self._bias = model.candidate_bias.astype(np.float64)
         norms = np.linalg.norm(self._weights, axis=1, keepdims=True)
         self._unit = self._weights / np.where(norms > 0, norms, 1.0)
         self.log_z: np.ndarray | None = None  # log Z_1(w) of Eq. 1, per word
@@ -223,23 +224,29 @@ class Profiler:
     def _prepare(self, should_stop: Callable[[], bool] | None) -> bool:
         if self.log_z is not None:
             return True
-        emb = self.model.word_embeddings
-        bias = self.model.candidate_bias.astype(np.float64)
-        n_words = len(emb)
-        log_z = np.empty(n_words)
+        log_z = np.empty(len(self.model.word_embeddings))
         prior = np.full(self.model.n_people, -np.inf)
-        rows = max(1, _BLOCK // max(self.model.n_people, 1))
-        for start in range(0, n_words, rows):
+        for rows in self.word_blocks():
             if should_stop is not None and should_stop():
                 return False
-            stop = min(start + rows, n_words)
-            logits = (np.asarray(emb[start:stop], dtype=np.float32) @ self._weights.T
-                      ).astype(np.float64) + bias
-            log_z[start:stop] = logsumexp(logits, axis=1)
-            joint = logits - log_z[start:stop, None] + self.log_p_word[start:stop, None]
+            logits = self.logits(rows)
+            log_z[rows] = logsumexp(logits, axis=1)
+            joint = logits - log_z[rows, None] + self.log_p_word[rows, None]
             prior = np.logaddexp(prior, logsumexp(joint, axis=0))
         self.log_z, self.log_prior = log_z, prior
         return True
+
+    def word_blocks(self) -> Iterator[slice]:
+        """Consecutive rows of words whose |rows| x |C| logits take `_BLOCK` elements or fewer."""
+        n_words = len(self.model.word_embeddings)
+        rows = max(1, _BLOCK // max(self.model.n_people, 1))
+        for start in range(0, n_words, rows):
+            yield slice(start, min(start + rows, n_words))
+
+    def logits(self, rows: slice) -> np.ndarray:
+        """W_c . W_p[w] + b_c of Eq. 1 for the words `rows` and every person (float32 product)."""
+        emb = np.asarray(self.model.word_embeddings[rows], dtype=np.float32)
+        return (emb @ self._weights.T).astype(np.float64) + self._bias
 
     # -- look-ups -----------------------------------------------------------------------------
     def person(self, person_id: str) -> int:

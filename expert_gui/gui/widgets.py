@@ -228,11 +228,16 @@ def placeholder_text(plot: pg.PlotWidget) -> str | None:
 
 
 def make_plot(title: str = "", x_label: str = "", y_label: str = "") -> pg.PlotWidget:
-    """A plot with a light grid and plain axis numbers (no "(x0.001)" SI scaling)."""
+    """A plot styled by `style_plot`."""
     plot = pg.PlotWidget(title=title or None)
+    style_plot(plot, x_label, y_label)
+    return plot
+
+
+def style_plot(plot: pg.PlotWidget, x_label: str, y_label: str) -> None:
+    """Axis labels, a light grid and plain axis numbers (no "(x0.001)" SI scaling)."""
     plot.setLabel("bottom", x_label)
     plot.setLabel("left", y_label)
     plot.showGrid(x=True, y=True, alpha=0.25)
     for side in ("bottom", "left"):
         plot.getAxis(side).enableAutoSIPrefix(False)
-    return plot

@@ -10,9 +10,21 @@ import pytest
 from gui_helpers import GUI_COLLECTION, open_collection, set_training
 
 from expert_gui.core.training import TrainSettings
-from expert_gui.gui.panels.training import GUI_DEFAULTS, LossPlot, format_duration, smooth
+from expert_gui.gui.panels.training import (
+    GUI_DEFAULTS,
+    SMOOTHING,
+    LossPlot,
+    Smoother,
+    format_duration,
+)
 
 pytestmark = pytest.mark.gui
+
+
+def smooth(values, alpha: float = SMOOTHING) -> np.ndarray:
+    """The smoothed curve of `values`: Smoother over all of them."""
+    smoother = Smoother(alpha)
+    return np.array([smoother.add(v) for v in values], dtype=np.float64)
 
 
 def test_the_form_starts_at_the_trainers_defaults_and_reads_back_edits(window):

@@ -58,15 +58,6 @@ def compute_profile(profiler: Profiler, person: str, k: int, topics, word_score:
     return profiler.profile(person, k, topics, word_score, period)
 
 
-def belongs_to(collection, model) -> bool:
-    """Whether the open collection is the model's own (so its documents are this person's)."""
-    if collection is None or model is None:
-        return False
-    if model.collection_fingerprint and model.collection_fingerprint == collection.fingerprint:
-        return True
-    return sorted(collection.person_ids) == sorted(model.person_ids)
-
-
 class ProfilePanel(QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
@@ -226,9 +217,10 @@ class ProfilePanel(QWidget):
 
     # -- model, collection, topics --------------------------------------------------------------
     def _rebuild(self) -> None:
-        """A new profiler for the model (and its collection, when it is the one open)."""
+        """A new profiler for the model and the open collection (AppState keeps only a model
+        trained on it open, so its documents are the model's people's)."""
         model = self.state.model
-        collection = self.state.collection if belongs_to(self.state.collection, model) else None
+        collection = self.state.collection if model is not None else None
         if self.profiler is not None and self.profiler.model is model and \
                 self.profiler.collection is collection:
             return
@@ -329,24 +321,13 @@ class ProfilePanel(QWidget):
             self._draw_timeline()
             self._draw_marks()
             return
-        collection = self.profiler.collection
-        parts = [f"<b>{html.escape(profile.name)}</b> ({html.escape(profile.person_id)})"]
-        if collection is not None:
-            parts.append(f"{len(profile.documents):,} documents")
-        if profile.timeline:
-            parts.append(f"{profile.timeline[0][0]} to {profile.timeline[-1][0]}")
-        if self.people_map is not None:
-            group = int(self.people_map.groups[profile.person])
-            words = ", ".join(self.people_map.group_words[group])
-            parts.append(f"map group {group + 1}: {html.escape(words)}")
-        self.status.setText(" &nbsp;·&nbsp; ".join(parts))
+        self._show_status()
         fill_table(self.words_table, [
             [item(w.word, tooltip=f"P(w|c) = {np.exp(w.log_p_word):.3g}, "
                                   f"P(c|w) = {np.exp(w.log_p_person):.3g}"),
              item(f"{w.score:.4g}", align_right=True),
              "" if w.documents is None else w.documents] for w in profile.words])
         if profile.topics is None:
-            self.topics_table.setRowCount(0)
             self.topics_table.setToolTip("Open a topic set (File > Open topics) to rank its "
                                          "topics for this person")
         else:
@@ -362,11 +343,25 @@ class ProfilePanel(QWidget):
         fill_table(self.coauthors_table, [[self._person_cell(a.person_id, a.name), a.documents]
                                           for a in profile.coauthors])
         self.coauthors_box.setTitle(
-            "Co-authors" if profile.coauthors or collection is None else
+            "Co-authors" if profile.coauthors or self.profiler.collection is None else
             "Co-authors: none (no document of theirs has another person)")
         self._fill_documents()
         self._draw_timeline()
         self._draw_marks()
+
+    def _show_status(self) -> None:
+        """The shown person in one line: name, documents, years and their group on the map."""
+        profile = self.profile
+        parts = [f"<b>{html.escape(profile.name)}</b> ({html.escape(profile.person_id)})"]
+        if self.profiler.collection is not None:
+            parts.append(f"{len(profile.documents):,} documents")
+        if profile.timeline:
+            parts.append(f"{profile.timeline[0][0]} to {profile.timeline[-1][0]}")
+        if self.people_map is not None:
+            group = int(self.people_map.groups[profile.person])
+            words = ", ".join(self.people_map.group_words[group])
+            parts.append(f"map group {group + 1}: {html.escape(words)}")
+        self.status.setText(" &nbsp;·&nbsp; ".join(parts))
 
     @staticmethod
     def _person_cell(person_id: str, name: str):
@@ -478,9 +473,8 @@ class ProfilePanel(QWidget):
         self.map_plot.setTitle(f"People in 2-D ({people_map.method}); double-click one for "
                                "their profile")
         if self.profile is not None:
-            self._show(self.profile)  # the status line names the person's group
-        else:
-            self._draw_marks()
+            self._show_status()  # it names the person's group
+        self._draw_marks()
 
     def _draw_marks(self) -> None:
         """The person (a star, named in bold) and their nearest people (named), zoomed to."""

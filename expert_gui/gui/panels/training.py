@@ -52,7 +52,13 @@ from expert_gui.core.storage import load_model
 from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import ElidedLabel, compact, placeholder_text, set_placeholder
+from expert_gui.gui.widgets import (
+    ElidedLabel,
+    compact,
+    placeholder_text,
+    set_placeholder,
+    style_plot,
+)
 from expert_gui.gui.workers import TaskBusy
 
 REDRAW_MS = 100  # the loss plot redraws at most ten times a second
@@ -114,12 +120,6 @@ class Smoother:
         return self.avg / (1 - self.alpha ** self.n)
 
 
-def smooth(values: np.ndarray, alpha: float = SMOOTHING) -> np.ndarray:
-    """The smoothed curve of `values` (Smoother over all of them)."""
-    smoother = Smoother(alpha)
-    return np.array([smoother.add(v) for v in values], dtype=np.float64)
-
-
 def format_duration(seconds: float | None) -> str:
     if seconds is None or not math.isfinite(seconds):
         return "–"
@@ -146,11 +146,7 @@ class LossPlot(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setLabel("bottom", "step")
-        self.setLabel("left", "cross-entropy loss")
-        self.showGrid(x=True, y=True, alpha=0.25)
-        for side in ("bottom", "left"):
-            self.getAxis(side).enableAutoSIPrefix(False)
+        style_plot(self, "step", "cross-entropy loss")
         self.legend = self.addLegend(offset=(-10, 10))
         # A long run has tens of thousands of steps: draw about one point per pixel.
         self.setDownsampling(auto=True, mode="peak")
@@ -577,15 +573,16 @@ class TrainingPanel(QWidget):
         self._show_form_origin()
 
     def _show_form_origin(self) -> None:
+        """The caption says whose settings the form shows; Reset is offered when edited."""
+        edited = self.form.settings() != self._defaults
         if self._form_origin:
             text = self._form_origin
-        elif self.form.settings() == self._defaults:
+        elif not edited:
             text = f"Settings: {self._defaults_source}."
         else:
             text = f"Settings: edited; Reset gives {self._defaults_source}."
         self.defaults_label.setText(text)
-        self.reset_button.setEnabled(not self.is_training()
-                                     and self.form.settings() != self._defaults)
+        self.reset_button.setEnabled(not self.is_training() and edited)
 
     def is_training(self) -> bool:
         return self.state.runner.running("training") is not None
@@ -607,7 +604,7 @@ class TrainingPanel(QWidget):
         self.stop_button.setEnabled(training)
         self.pause_button.setText("Resume" if self.is_paused() else "Pause")
         self.form.setEnabled(not training)
-        self.reset_button.setEnabled(not training and self.form.settings() != self._defaults)
+        self._show_form_origin()
         self.training_state_changed.emit()
 
     def _show_idle(self) -> None:
