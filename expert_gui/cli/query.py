@@ -80,10 +80,9 @@ def _fusion_json(ranking) -> dict:
 
 def fusion_line(ranking) -> str:
     """What `auto` combined: its members' weights, and whether held-out documents chose them."""
-    from expert_gui.core.evaluation.tables import label
+    from expert_gui.core.evaluation.tables import weights_text
 
-    parts = ", ".join(f"{label(m)} {w:.2f}" for m, w in
-                      zip(ranking.extra["members"], ranking.extra["weights"], strict=True))
+    parts = weights_text(ranking.extra["members"], ranking.extra["weights"])
     how = "calibrated on the held-out documents" if ranking.extra["calibrated"] else \
         "equal weights: the model was trained without held-out documents"
     return f"auto = {parts} ({how})"

@@ -177,14 +177,13 @@ def run(args) -> int:
 
 def held_out_summary(calibration: dict) -> str:
     """The held-out documents' verdict: each member's MAP and MRR, and the weights of auto."""
-    from expert_gui.core.evaluation.tables import METHOD_LABELS
+    from expert_gui.core.evaluation.tables import label, weights_text
 
     fusion, measures = calibration["fusion"], calibration["measures"]
     n = len(calibration["held_out"]["documents"])
     lines = [f"on the {n:,} held-out documents as queries:"]
     for method, m in measures.items():
-        lines.append(f"  {METHOD_LABELS.get(method, method):<14} MAP {m['AP']:.3f}  "
+        lines.append(f"  {label(method):<14} MAP {m['AP']:.3f}  "
                      f"MRR {m['RR']:.3f}")
-    weights = ", ".join(f"{METHOD_LABELS.get(m, m)} {w:.2f}"
-                        for m, w in zip(fusion["members"], fusion["weights"], strict=True))
+    weights = weights_text(fusion["members"], fusion["weights"])
     return "\n".join(lines + [f"  auto weighs {weights}"])

@@ -89,6 +89,11 @@ def label(method: str) -> str:
     return f"{label}, numbers: {rule}" if rule else label
 
 
+def weights_text(members, weights) -> str:
+    """`auto`'s members with their weights, as every screen states them: "Log-linear 0.55, ..."."""
+    return ", ".join(f"{label(m)} {w:.2f}" for m, w in zip(members, weights, strict=True))
+
+
 def to_markdown(table: Table) -> str:
     head = ["Method", *(LABELS.get(x, x) for x in table.measures)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

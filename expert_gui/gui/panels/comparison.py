@@ -31,11 +31,12 @@ from expert_gui.core.evaluation.analysis import APDifference, ap_difference
 from expert_gui.core.evaluation.evaluate import Stopped, evaluate
 from expert_gui.core.evaluation.measures import LABELS, evaluated_topics
 from expert_gui.core.evaluation.tables import (
-    METHOD_LABELS,
     TABLE2_METHODS,
     TABLE4_METHODS,
     Table,
     build_table,
+    label,
+    weights_text,
 )
 from expert_gui.core.rankers import make_ranker
 from expert_gui.gui.dialogs import show_error
@@ -76,7 +77,7 @@ def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
     per_topic = {}
     for i, method in enumerate(EVALUATED):
         if progress is not None:
-            progress((i, len(EVALUATED), METHOD_LABELS[method]))
+            progress((i, len(EVALUATED), label(method)))
         ranker = make_ranker(method, model=model, collection=collection)
         per_topic[method], _ = evaluate(ranker, queries, qrels, topics, should_stop=should_stop)
     if progress is not None:
@@ -100,8 +101,8 @@ def fill_results_table(table: QTableWidget, table_result: Table) -> None:
     table.setHorizontalHeaderLabels(headers)
     rows = []
     for m in table_result.methods:
-        label = METHOD_LABELS.get(m, m) + (" (reference)" if m == table_result.reference else "")
-        row = [item(label)]
+        name = label(m) + (" (reference)" if m == table_result.reference else "")
+        row = [item(name)]
         for x in table_result.measures:
             cell = item(f"{table_result.means[m][x]:.3f}{table_result.mark(m, x)}",
                         align_right=True)
@@ -229,14 +230,13 @@ class ComparisonPanel(QWidget):
         calibration = self.state.model.calibration
         order = sorted(measures, key=lambda m: -measures[m][0])
         fill_table(self.heldout_table, [
-            [METHOD_LABELS.get(m, m), item(f"{measures[m][0]:.3f}", align_right=True),
+            [label(m), item(f"{measures[m][0]:.3f}", align_right=True),
              item(f"{measures[m][1]:.3f}", align_right=True)] for m in order])
-        weights = ", ".join(f"{METHOD_LABELS.get(m, m)} {w:.2f}" for m, w in zip(
-            calibration["fusion"]["members"], calibration["fusion"]["weights"], strict=True))
+        weights = weights_text(calibration["fusion"]["members"], calibration["fusion"]["weights"])
         n = len(calibration["held_out"]["documents"])
         self.heldout_label.setText(
             f"Each of the {n:,} documents held out of training is a query, its own people the "
-            f"answers. Best on this collection: <b>{METHOD_LABELS.get(order[0], order[0])}</b> "
+            f"answers. Best on this collection: <b>{label(order[0])}</b> "
             f"(MAP {measures[order[0]][0]:.3f}). Auto weighs {weights}.")
 
     def measure_held_out(self) -> None:

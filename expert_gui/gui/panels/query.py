@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.calibration import index_for
 from expert_gui.core.evaluation.runs import write_run
-from expert_gui.core.evaluation.tables import METHOD_LABELS
+from expert_gui.core.evaluation.tables import label, weights_text
 from expert_gui.core.model_folders import (
     COMPLETE,
     PARTIAL,
@@ -99,7 +99,7 @@ class QueryPanel(QWidget):
 
         self.method_combo = QComboBox()
         for method in METHODS:
-            self.method_combo.addItem(METHOD_LABELS.get(method, method), method)
+            self.method_combo.addItem(label(method), method)
         self.method_combo.setToolTip(
             "Which method ranks: Auto fuses the log-linear model, Model 2 (jm) and Model 1 (d) "
             "with weights chosen on the documents held out of training; the others need the "
@@ -231,6 +231,8 @@ class QueryPanel(QWidget):
 
     def set_training(self, training: bool) -> None:
         """With no model open, say that one is on its way rather than ask for Ctrl+T again."""
+        if training == self._training:
+            return  # called on every training-panel change; the text lists model folders
         self._training = training
         if self.state.model is None:
             self.words_label.setText(self._no_model_text())
@@ -288,7 +290,7 @@ class QueryPanel(QWidget):
             "query-ranker", build_ranker, method, model, collection,
             on_success=lambda r: self._method_ready(r, method, model, collection),
             on_failure=lambda exc, tb: self.state.message.emit(
-                f"{METHOD_LABELS.get(method, method)} is not available: {exc}"))
+                f"{label(method)} is not available: {exc}"))
 
     def _method_ready(self, ranker, method, model, collection) -> None:
         s = self.state
@@ -343,16 +345,14 @@ class QueryPanel(QWidget):
     def _method_note(self, ranking) -> str:
         """Which method ranked, and for auto with which weights; P(c|q) is always the log-linear
         model's."""
-        note = METHOD_LABELS.get(ranking.method, ranking.method)
+        note = label(ranking.method)
         if "weights" in ranking.extra:
-            weights = ", ".join(f"{METHOD_LABELS.get(m, m)} {w:.2f}" for m, w in
-                                zip(ranking.extra["members"], ranking.extra["weights"],
-                                    strict=True))
+            weights = weights_text(ranking.extra["members"], ranking.extra["weights"])
             how = "calibrated on held-out documents" if ranking.extra["calibrated"] else \
                 "equal weights"
             note += f" ({weights}; {how})"
         elif self.method() != ranking.method:
-            note += f" ({METHOD_LABELS.get(self.method(), self.method())} is being prepared" + \
+            note += f" ({label(self.method())} is being prepared" + \
                 ("" if self.state.collection is not None else ": open the model's collection") + ")"
         return note
 
@@ -391,7 +391,7 @@ class QueryPanel(QWidget):
         model = self.state.model
         how = (": the product of P(c|w) over the query words (Eq. 2) decides the order."
                if self.ranking.method == "loglinear" else
-               f" by {html.escape(METHOD_LABELS.get(self.ranking.method, self.ranking.method))}; "
+               f" by {html.escape(label(self.ranking.method))}; "
                "below, the log-linear model's evidence.")
         self.why_label.setText(
             f"<b>{html.escape(model.person_names[person])}</b> "
