@@ -61,6 +61,15 @@ def test_in_a_folder_or_renamed_documents_csv(fixtures, tmp_path):
                                         "marcel-worring"]
 
 
+def test_a_folder_is_read_by_its_own_table_not_one_in_a_subfolder(fixtures, tmp_path):
+    (tmp_path / "a").mkdir()  # sorts before the table: still only the folder's own files count
+    shutil.copy(fixtures / TABLES / "publications.csv", tmp_path / "a" / "old.csv")
+    shutil.copy(fixtures / TABLES / "publications.csv", tmp_path / "pubs.csv")
+    c = load_collection(tmp_path, use_cache=False)
+    assert c.report.format == "table"
+    assert c.report.files == [str((tmp_path / "pubs.csv").resolve())]
+
+
 def test_tsv_with_an_id_column_and_pipe_separated_people(tmp_path):
     path = tmp_path / "papers.tsv"
     path.write_text("id\tTitle\tAuthors\n"

@@ -48,15 +48,22 @@ def written(data: bytes, name: str = "f") -> Path:
 
 
 # -- topics, qrels, runs -----------------------------------------------------------------------
-def _check_topics(data: bytes) -> None:
+def _read_or_refused(read, data: bytes):
+    """What `read` makes of a file holding `data`, or None when it refused the file with a
+    TopicsError that names it."""
     path = written(data)
     try:
-        topics = read_topics(path)
+        return read(path)
     except TopicsError as exc:
         assert exc.path == str(path)
-        return
-    ids = [t.id for t in topics]
-    assert len(set(ids)) == len(ids) and all(t.id and t.query for t in topics)
+        return None
+
+
+def _check_topics(data: bytes) -> None:
+    topics = _read_or_refused(read_topics, data)
+    if topics is not None:
+        ids = [t.id for t in topics]
+        assert len(set(ids)) == len(ids) and all(t.id and t.query for t in topics)
 
 
 @MANY
@@ -75,25 +82,18 @@ def test_topics_openers_repeated(data):
 @MANY
 @given(data=TEXTS | CONTENT)
 def test_qrels(data):
-    path = written(data)
-    try:
-        qrels = read_qrels(path)
-    except TopicsError as exc:
-        assert exc.path == str(path)
-        return
-    assert qrels and all(isinstance(g, int) for judged in qrels.values() for g in judged.values())
+    qrels = _read_or_refused(read_qrels, data)
+    if qrels is not None:
+        assert qrels and all(isinstance(g, int) for judged in qrels.values()
+                             for g in judged.values())
 
 
 @MANY
 @given(data=TEXTS | CONTENT)
 def test_runs(data):
-    path = written(data)
-    try:
-        run = read_run(path)
-    except TopicsError as exc:
-        assert exc.path == str(path)
-        return
-    assert all(math.isfinite(s) for scores in run.values() for s in scores.values())
+    run = _read_or_refused(read_run, data)
+    if run is not None:
+        assert all(math.isfinite(s) for scores in run.values() for s in scores.values())
 
 
 _ID = st.text(min_size=1, max_size=12)  # any code point: white space, newlines, surrogates
@@ -192,6 +192,14 @@ def _model_folder(files: dict) -> Path:
     return folder
 
 
+def _loaded_or_refused(files: dict):
+    """The model of a folder holding `files`, or None when load_model refused it."""
+    try:
+        return load_model(_model_folder(files))
+    except ModelFileError:
+        return None
+
+
 def _same(a, b) -> bool:
     return (a.person_ids == b.person_ids and a.person_names == b.person_names
             and a.vocab.words == b.vocab.words and a.text_settings == b.text_settings
@@ -220,12 +228,9 @@ def test_bit_flips_in_a_model_are_refused_or_change_nothing(model_files, data):
         blob[i] ^= 1 << data.draw(st.integers(0, 7))
     if data.draw(st.booleans()):
         blob = blob[:data.draw(st.integers(0, len(blob)))]
-    folder = _model_folder({**files, name: bytes(blob)})
-    try:
-        back = load_model(folder)
-    except ModelFileError:
-        return
-    assert _same(back, model)
+    back = _loaded_or_refused({**files, name: bytes(blob)})
+    if back is not None:
+        assert _same(back, model)
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
@@ -261,12 +266,9 @@ def test_crafted_manifests_are_refused_or_answer_sanely(model_files, data):
         manifest["sha256"] = schema.digest(files["model.safetensors"], manifest)
     except ValueError:
         pass  # an infinite number, which JSON lacks: the file holds Infinity, to be refused
-    folder = _model_folder({**files, "manifest.json": json.dumps(manifest).encode()})
-    try:
-        model = load_model(folder)
-    except ModelFileError:
-        return
-    _answers_sanely(model)
+    model = _loaded_or_refused({**files, "manifest.json": json.dumps(manifest).encode()})
+    if model is not None:
+        _answers_sanely(model)
 
 
 @MANY
@@ -295,13 +297,10 @@ def test_crafted_tensors_are_refused_or_answer_sanely(model_files, data):
     blob = save_tensors(tensors)
     manifest = json.loads(files["manifest.json"])
     manifest["sha256"] = schema.digest(blob, manifest)
-    folder = _model_folder({**files, "model.safetensors": blob,
-                            "manifest.json": json.dumps(manifest).encode()})
-    try:
-        model = load_model(folder)
-    except ModelFileError:
-        return
-    _answers_sanely(model)
+    model = _loaded_or_refused({**files, "model.safetensors": blob,
+                                "manifest.json": json.dumps(manifest).encode()})
+    if model is not None:
+        _answers_sanely(model)
 
 
 @MANY

@@ -77,16 +77,21 @@ def write(folder: Path, files: dict[str, bytes]) -> None:
         (folder / name).write_bytes(data)
 
 
+def check_files(files: dict[str, bytes], target: str = "", **kwargs):
+    """`check` on a fresh folder holding `files`, or on its file `target`."""
+    with tempfile.TemporaryDirectory() as d:
+        write(Path(d), files)
+        return check(Path(d) / target, **kwargs)
+
+
 @pytest.mark.parametrize("ext", ["tsv", "csv", "jsonl"])
 @FUZZ
 @given(docs=CONTENT, assoc=CONTENT, people=st.none() | CONTENT)
 def test_folder_format(ext, docs, assoc, people):
-    with tempfile.TemporaryDirectory() as d:
-        folder = Path(d)
-        write(folder, {f"documents.{ext}": docs, "associations.tsv": assoc})
-        if people is not None:
-            write(folder, {"people.tsv": people})
-        check(folder, use_cache=False)
+    files = {f"documents.{ext}": docs, "associations.tsv": assoc}
+    if people is not None:
+        files["people.tsv"] = people
+    check_files(files, use_cache=False)
 
 
 # A text field: words, quotes anywhere (at the start too), commas; no tab or line break.
@@ -121,31 +126,22 @@ def test_no_delimited_record_is_swallowed_without_a_report(delimiter, texts):
 @FUZZ
 @given(docs=CONTENT, assoc=CONTENT, packed=st.booleans(), valid_gzip=st.booleans())
 def test_trec_format(docs, assoc, packed, valid_gzip):
-    with tempfile.TemporaryDirectory() as d:
-        folder = Path(d)
-        name = "docs.trec.gz" if packed else "docs.trec"
-        data = gzip.compress(docs) if packed and valid_gzip else docs
-        write(folder, {name: data, "associations.txt": assoc})
-        check(folder / name, format="trec", use_cache=False)
+    name = "docs.trec.gz" if packed else "docs.trec"
+    data = gzip.compress(docs) if packed and valid_gzip else docs
+    check_files({name: data, "associations.txt": assoc}, name, format="trec", use_cache=False)
 
 
 @FUZZ
 @given(files=st.lists(CONTENT, min_size=1, max_size=3), assoc=CONTENT)
 def test_plain_text_format(files, assoc):
-    with tempfile.TemporaryDirectory() as d:
-        folder = Path(d)
-        write(folder, {f"f{k}.txt": data for k, data in enumerate(files)})
-        write(folder, {"associations.tsv": assoc})
-        check(folder, format="text", use_cache=False)
+    check_files({**{f"f{k}.txt": data for k, data in enumerate(files)},
+                 "associations.tsv": assoc}, format="text", use_cache=False)
 
 
 @FUZZ
 @given(bib=CONTENT)
 def test_bibtex_format(bib):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "refs.bib"
-        path.write_bytes(bib)
-        check(path, use_cache=True)
+    check_files({"refs.bib": bib}, "refs.bib", use_cache=True)
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -178,21 +174,16 @@ def test_git_format_with_raw_commit_messages(messages):
                       b"</", b"<", b"<!", b"<?", b"&#", b"<script>", b'<a b="', b"<DOC>",
                       b"</DOC>", b"<DOCNO>d</DOCNO>"]))
 def test_trec_openers_repeated(body):
-    with tempfile.TemporaryDirectory() as d:
-        folder = Path(d)
-        write(folder, {"docs.trec": b"<DOC><DOCNO>d1</DOCNO>" + body + b"</DOC>\n",
-                       "associations.txt": b"p d1\n"})
-        check(folder / "docs.trec", format="trec", use_cache=False)
+    check_files({"docs.trec": b"<DOC><DOCNO>d1</DOCNO>" + body + b"</DOC>\n",
+                 "associations.txt": b"p d1\n"}, "docs.trec", format="trec", use_cache=False)
 
 
 @HANGS
 @given(body=repeated([b"word ", b"{", b"}", b"\\'{e}", b"$x$ ", b"@", b"\\", b"%"],
                      size=4 * MEGABYTE))
 def test_bibtex_huge_field(body):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "refs.bib"
-        path.write_bytes(b"@article{k, author={A B}, abstract={" + body + b"}}\n")
-        check(path, use_cache=False)
+    check_files({"refs.bib": b"@article{k, author={A B}, abstract={" + body + b"}}\n"},
+                "refs.bib", use_cache=False)
 
 
 @HANGS
@@ -201,33 +192,25 @@ def test_bibtex_huge_field(body):
 def test_bibtex_many_authors(n, name):
     if b"{" in name:
         n = min(n, 5_000)  # every name distinct and in LaTeX: the decoder's 0.2 ms each
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "refs.bib"
-        authors = b" and ".join(name % (i, i) for i in range(n))
-        path.write_bytes(b"@article{k, title={Ring buffers}, author={" + authors + b"}}\n")
-        c = check(path, use_cache=False)
-        assert c is not None and c.n_people == n
+    authors = b" and ".join(name % (i, i) for i in range(n))
+    c = check_files({"refs.bib": b"@article{k, title={Ring buffers}, author={" + authors
+                     + b"}}\n"}, "refs.bib", use_cache=False)
+    assert c is not None and c.n_people == n
 
 
 @HANGS
 @given(body=repeated([b'd\t"x\n', b'"\n', b'""\n', b'"\t"\n', b'd\t"a""b\n', b'd\t"\t"x\n',
                       b'"x\n', b'x\t"\n']), ext=st.sampled_from(["tsv", "csv"]))
 def test_delimited_quotes_repeated(body, ext):
-    with tempfile.TemporaryDirectory() as d:
-        folder = Path(d)
-        write(folder, {f"documents.{ext}": b"doc_id\ttext\nd\tfirst\n" + body,
-                       "associations.tsv": b"d\tp\n"})
-        check(folder, use_cache=False)
+    check_files({f"documents.{ext}": b"doc_id\ttext\nd\tfirst\n" + body,
+                 "associations.tsv": b"d\tp\n"}, use_cache=False)
 
 
 @HANGS
 @given(body=repeated([b"[", b"{\"a\":", b'"\\u', b"\\udcff", b"\n"]))
 def test_jsonl_deep_or_long(body):
-    with tempfile.TemporaryDirectory() as d:
-        folder = Path(d)
-        write(folder, {"documents.jsonl": b'{"id": "d1", "text": "ring", "people": ["p"]}\n'
-                                          + body + b"\n"})
-        check(folder, use_cache=False)
+    check_files({"documents.jsonl": b'{"id": "d1", "text": "ring", "people": ["p"]}\n'
+                                    + body + b"\n"}, use_cache=False)
 
 
 @pytest.mark.parametrize("ext", ["csv", "tsv"])
@@ -237,10 +220,7 @@ def test_jsonl_deep_or_long(body):
 def test_table_format(ext, body, header):
     if ext == "tsv":
         header = header.replace(b",", b"\t")
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / f"pubs.{ext}"
-        path.write_bytes(header + body)
-        check(path, format="table", use_cache=False)
+    check_files({f"pubs.{ext}": header + body}, f"pubs.{ext}", format="table", use_cache=False)
 
 
 @FUZZ
@@ -273,17 +253,12 @@ _RIS = [b"TY  - JOUR\n", b"ER  - \n", b"AU  - ", b"TI  - ", b"AB  - ", b"KW  - "
 @FUZZ
 @given(body=st.lists(st.sampled_from(_RIS) | st.binary(max_size=8), max_size=40).map(b"".join))
 def test_ris_format(body):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "refs.ris"
-        path.write_bytes(body)
-        check(path, use_cache=False)
+    check_files({"refs.ris": body}, "refs.ris", use_cache=False)
 
 
 @HANGS
 @given(body=repeated([b"TY  - JOUR\n", b"AU  - A, B\n", b"TY  - JOUR\nAU  - A, B\n",
                       b"KW  - x\n"]))
 def test_ris_repeated(body):
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "refs.ris"
-        path.write_bytes(b"TY  - JOUR\nTI  - Ring\n" + body + b"ER  - \n")
-        check(path, use_cache=False)
+    check_files({"refs.ris": b"TY  - JOUR\nTI  - Ring\n" + body + b"ER  - \n"}, "refs.ris",
+                use_cache=False)

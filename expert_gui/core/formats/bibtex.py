@@ -15,7 +15,12 @@ from pathlib import Path
 
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.formats.reading import Progress, file_state, read_lines
+from expert_gui.core.formats.reading import (
+    Progress,
+    file_state,
+    own_authors_file,
+    read_lines,
+)
 from expert_gui.core.inputs import open_regular
 from expert_gui.core.text import TOKEN_RE
 
@@ -39,16 +44,8 @@ def looks_like(path: Path) -> bool:
 
 
 def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:
-    _no_companions(path, associations, people)
+    own_authors_file(path, associations, people, "BibTeX", ".bib")
     return [file_state(path)]
-
-
-def _no_companions(path: Path, associations: Path | None, people: Path | None) -> None:
-    if path.is_dir():
-        raise CollectionError(path, None, "expected a .bib file, not a folder")
-    if associations is not None or people is not None:
-        raise CollectionError(path, None, "a BibTeX file names its own authors; "
-                                          "--associations and --people do not apply")
 
 
 def person(name) -> tuple[str, str]:
@@ -65,7 +62,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
     import bibtexparser
     from bibtexparser import middlewares
 
-    _no_companions(path, associations, people)
+    own_authors_file(path, associations, people, "BibTeX", ".bib")
     progress.total = path.stat().st_size
     text = "".join(line for _, line in read_lines(path, builder.report, progress))
     logging.getLogger("bibtexparser").setLevel(logging.ERROR)

@@ -28,7 +28,7 @@ from expert_gui.core.formats.delimited import (
     find_column,
     read_rows,
 )
-from expert_gui.core.formats.reading import Progress, file_state, read_lines
+from expert_gui.core.formats.reading import Progress, file_state, present, read_lines
 from expert_gui.core.inputs import require_regular
 
 NAME = "folder"
@@ -51,7 +51,9 @@ def documents_file(path: Path) -> Path | None:
     return None
 
 
-def input_files(path: Path, associations: Path | None, people: Path | None) -> list[Path]:
+def input_files(path: Path, associations: Path | None,
+                people: Path | None) -> tuple[Path, Path | None, Path | None]:
+    """The documents file and the associations and people files that go with it (None: none)."""
     docs = documents_file(path)
     if docs is None:
         raise CollectionError(path, None, "expected a folder holding documents.tsv, "
@@ -63,33 +65,31 @@ def input_files(path: Path, associations: Path | None, people: Path | None) -> l
                                           "beside the documents, or an authors column in "
                                           "them", cli_hint="--associations FILE")
     people = people or companion(path, "people")
-    return [f for f in (docs, assoc, people) if f is not None]
+    return docs, assoc, people
 
 
 def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:
-    return [file_state(f) for f in input_files(path, associations, people)]
+    docs, assoc, people = input_files(path, associations, people)
+    return [file_state(f) for f in present([docs], assoc, people)]
 
 
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
-    files = input_files(path, associations, people)
-    progress.total = sum(f.stat().st_size for f in files)
-    docs, folder = files[0], files[0].parent
+    docs, assoc, people = input_files(path, associations, people)
+    progress.total = sum(f.stat().st_size for f in present([docs], assoc, people))
     if docs.name.startswith("documents.jsonl"):
         _read_jsonl(docs, builder, progress)
     else:
         _read_delimited(docs, builder, progress)
-    assoc = associations or companion(folder, "associations")
     if assoc is not None:
         read_associations(assoc, builder, progress)
-    people = people or companion(folder, "people")
     if people is not None:
         read_people(people, builder, progress)
 
 
 def _names_people(docs: Path) -> bool:
     """A delimited documents file whose header has a people (authors) column, as JSONL may."""
-    columns = table.detect_columns(table.preview(docs, rows=0).header)
+    columns = table.preview(docs, rows=0).columns
     return columns is not None and bool(columns.people)
 
 

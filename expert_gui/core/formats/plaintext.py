@@ -17,7 +17,7 @@ from expert_gui.core.formats.reading import (
     file_state,
     present,
     report_skipped,
-    visible_files,
+    walk_files,
 )
 from expert_gui.core.inputs import read_regular
 
@@ -37,7 +37,7 @@ def input_files(path: Path, associations: Path | None, people: Path | None,
         raise CollectionError(path, None, "expected an associations file (associations.tsv in "
                                           "the folder)", cli_hint="--associations FILE")
     people = people or companion(path, "people")
-    docs = [f for f in visible_files(path, skipped) if f not in (assoc, people)]
+    docs = [f for f in walk_files(path, skipped) if f not in (assoc, people)]
     return docs, assoc, people
 
 

@@ -14,7 +14,7 @@ import stat
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -93,6 +93,17 @@ def file_state(path: Path) -> str:
     return f"{path.resolve()}\t{content_hash(path, CollectionError)}"
 
 
+def own_authors_file(path: Path, associations: Path | None, people: Path | None, kind: str,
+                     suffix: str) -> None:
+    """Refuse what does not apply to one file whose records name their own authors (a .bib or
+    .ris file): a folder, and --associations or --people."""
+    if path.is_dir():
+        raise CollectionError(path, None, f"expected a {suffix} file, not a folder")
+    if associations is not None or people is not None:
+        raise CollectionError(path, None, f"a {kind} file names its own authors; "
+                                          "--associations and --people do not apply")
+
+
 # What reading a file that is not what it claims raises (a cut or corrupt gzip stream, ...).
 UNREADABLE = (OSError, EOFError, zlib.error)
 
@@ -138,18 +149,10 @@ class TextFile:
         return CollectionError(self.path, line, f"expected a readable text file: {exc}")
 
     def _report_bad_lines(self) -> None:
-        line_no = 0
         with open_regular(self.path, CollectionError) as raw, \
                 (gzip.GzipFile(fileobj=raw) if self.path.name.endswith(".gz") else raw) as f:
-            for chunk in f:
-                for line in chunk.splitlines() or [b""]:
-                    line_no += 1
-                    try:
-                        line.decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        self._report.add("invalid-utf8", self.path, line_no,
-                                         f"bytes that are not valid UTF-8 at column "
-                                         f"{exc.start + 1} replaced by U+FFFD")
+            _report_invalid_lines((line for chunk in f for line in chunk.splitlines() or [b""]),
+                                  self.path, self._report)
 
 
 def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, str]]:
@@ -170,20 +173,19 @@ def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        for line_no, line in enumerate(data.splitlines(), 1):
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                report.add("invalid-utf8", path, line_no,
-                           f"bytes that are not valid UTF-8 at column {exc.start + 1} replaced "
-                           "by U+FFFD")
+        _report_invalid_lines(data.splitlines(), path, report)
         text = data.decode("utf-8", errors="replace")
     return text.removeprefix("\ufeff")
 
 
-def visible_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> list[Path]:
-    """Every regular file under a folder, in sorted order (see `walk_files`)."""
-    return list(walk_files(folder, skipped))
+def _report_invalid_lines(lines: Iterable[bytes], path: Path, report: LoadReport) -> None:
+    """Report each of a file's lines (numbered from 1) that is not valid UTF-8."""
+    for line_no, line in enumerate(lines, 1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            report.add("invalid-utf8", path, line_no, f"bytes that are not valid UTF-8 at "
+                                                      f"column {exc.start + 1} replaced by U+FFFD")
 
 
 def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> Iterator[Path]:

@@ -15,7 +15,12 @@ from pathlib import Path
 from expert_gui.core.collection import CollectionBuilder
 from expert_gui.core.errors import CollectionError
 from expert_gui.core.formats.bibtex import person_from_text
-from expert_gui.core.formats.reading import Progress, file_state, read_lines
+from expert_gui.core.formats.reading import (
+    Progress,
+    file_state,
+    own_authors_file,
+    read_lines,
+)
 from expert_gui.core.inputs import open_regular
 
 NAME = "ris"
@@ -41,21 +46,13 @@ def _is_tag(line: str, tag: str) -> bool:
 
 
 def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:
-    _no_companions(path, associations, people)
+    own_authors_file(path, associations, people, "RIS", ".ris")
     return [file_state(path)]
-
-
-def _no_companions(path: Path, associations: Path | None, people: Path | None) -> None:
-    if path.is_dir():
-        raise CollectionError(path, None, "expected a .ris file, not a folder")
-    if associations is not None or people is not None:
-        raise CollectionError(path, None, "a RIS file names its own authors; --associations "
-                                          "and --people do not apply")
 
 
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
-    _no_companions(path, associations, people)
+    own_authors_file(path, associations, people, "RIS", ".ris")
     progress.total = path.stat().st_size
     record: list[str] | None = None
     start, found, stray = 0, False, None

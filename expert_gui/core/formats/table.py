@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from itertools import islice
+from itertools import islice, takewhile
 from pathlib import Path
 
 from expert_gui.core.collection import CollectionBuilder
@@ -29,6 +29,7 @@ from expert_gui.core.formats.delimited import (
     DATE_COLUMNS,
     DOC_ID_COLUMNS,
     TEXT_COLUMNS,
+    find_column,
     read_rows,
 )
 from expert_gui.core.formats.reading import Progress, file_state, walk_files
@@ -95,14 +96,18 @@ def detect_columns(header: list[str], need_people: bool = True) -> TableColumns 
     for name, marks in _PRESET_MARKS.items():
         if all(m in cells for m in marks):
             return PRESETS[name]
-    lower = [c.lower() for c in cells]
-    text = tuple(c for c, low in zip(cells, lower, strict=True) if low in TEXT_COLUMNS)
-    people = next((cells[lower.index(n)] for n in PEOPLE_COLUMNS if n in lower), None)
-    ident = next((cells[lower.index(n)] for n in DOC_ID_COLUMNS if n in lower), None)
-    date = next((cells[lower.index(n)] for n in DATE_COLUMNS if n in lower), None)
+    text = tuple(c for c in cells if c.lower() in TEXT_COLUMNS)
+    people, ident, date = (_named(cells, names)
+                           for names in (PEOPLE_COLUMNS, DOC_ID_COLUMNS, DATE_COLUMNS))
     if not text or (people is None and need_people):
         return None
     return TableColumns(text=text, people=people or "", id=ident, date=date)
+
+
+def _named(cells: list[str], names: tuple[str, ...]) -> str | None:
+    """The header cell of the first of `names` that the header has."""
+    i = find_column(cells, names)
+    return None if i is None else cells[i]
 
 
 def is_table_file(path: Path) -> bool:
@@ -123,7 +128,9 @@ def looks_like(path: Path) -> bool:
 def _table_file(path: Path) -> Path | None:
     if not path.is_dir():
         return path if is_table_file(path) else None
-    found = [f for f in walk_files(path) if f.parent == path and is_table_file(f)]
+    # walk_files yields the folder's own files first: stop there, not after walking the tree
+    top = takewhile(lambda f: f.parent == path, walk_files(path))
+    found = [f for f in top if is_table_file(f)]
     return found[0] if len(found) == 1 else None
 
 
