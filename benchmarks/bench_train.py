@@ -46,7 +46,6 @@ from expert_gui.core.collection import Collection
 from expert_gui.core.distributed import DistContext
 from expert_gui.core.instances import make_instances
 from expert_gui.core.loading import load_collection
-from expert_gui.core.text import TextSettings
 from expert_gui.core.training import (
     READ_EVERY_S,
     LogLinearNet,
@@ -63,11 +62,6 @@ ROOT = Path(__file__).resolve().parents[1]
 LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
             "cudaGraphLaunch")
 COPIES = ("cudaMemcpyAsync", "cudaMemsetAsync", "cudaMemcpy")
-
-
-def load_dpdk(path: str | Path, settings: TextSettings = TextSettings()) -> Collection:
-    """The DPDK collection (also epochs_dpdk.py's)."""
-    return load_collection(Path(path), settings=settings)
 
 
 class Straightforward(nn.Module):
@@ -358,7 +352,7 @@ def synthetic_collection(people=50_000, documents=50_000, vocabulary=20_000, see
 
 def part_dpdk(args) -> dict:
     t = time.perf_counter()
-    collection = load_dpdk(args.data)
+    collection = load_collection(Path(args.data))
     load_s = time.perf_counter() - t
     settings = TrainSettings(device=args.device)
     out = compare(collection, settings, args, "dpdk", straightforward=True)

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import ir_measures
 import numpy as np
-from bench_train import load_dpdk
 from ir_measures import AP
 
+from expert_gui.core.loading import load_collection
 from expert_gui.core.model import LogLinearModel
 from expert_gui.core.text import NUMBER_RULES, TextSettings
 from expert_gui.core.training import TrainSettings, train
@@ -70,7 +70,7 @@ def main() -> None:
     p.add_argument("--out", default=None, help="folder for the run (default: a temp folder)")
     args = p.parse_args()
     data = Path(args.data)
-    collection = load_dpdk(data, TextSettings(numbers=args.numbers))
+    collection = load_collection(Path(data), settings=TextSettings(numbers=args.numbers))
     topics = read_topics(data / "topics.dev.tsv")
     qrels = list(ir_measures.read_trec_qrels(str(data / "qrels.dev.txt")))
     out = Path(args.out or tempfile.mkdtemp(prefix="epochs-dpdk-"))

@@ -95,8 +95,8 @@ TOOLTIPS = {
     "mixed_precision": "Compute in bf16/fp16 on a GPU (faster, slightly less exact).",
     "cuda_graphs": "Replay each training step from one captured CUDA graph (NVIDIA GPUs only; "
                    "fewer launches, so faster at small batches). Experimental.",
-    "checkpoint_every": "Save a checkpoint every this many steps and at every epoch's end (0: only at the end). "
-                        "Stopping always keeps the last one.",
+    "checkpoint_every": "Save a checkpoint every this many steps and at every epoch's end "
+                        "(0: only at the end). Stopping always keeps the last one.",
     "candidate_chunk": "Candidates per chunk of the softmax over people (bounds memory).",
     "embeddings": "Optional pretrained word vectors (word2vec/GloVe text) to start W_p from.",
     "threads": "CPU threads for training (0: torch's default, every core). The app starts "
