@@ -2,6 +2,7 @@
 ones, padding changes nothing, steps never wait for the device, and the loss read later is the
 loss of every step."""
 
+import contextlib
 import logging
 import math
 
@@ -10,6 +11,7 @@ import pytest
 import torch
 from fixtures.training import load_training_fixture
 from torch.profiler import ProfilerActivity, profile
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from expert_gui.core import training
 from expert_gui.core.distributed import DistContext
@@ -23,7 +25,13 @@ from expert_gui.core.training import (
     make_optimizer,
     train,
 )
-from expert_gui.core.training_step import DeviceInstances, Stepper, make_stepper
+from expert_gui.core.training_step import (
+    GRAPH_WARMUP_STEPS,
+    DeviceInstances,
+    GraphStepper,
+    Stepper,
+    make_stepper,
+)
 
 SETTINGS = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3)
 CPU = torch.device("cpu")
@@ -168,3 +176,151 @@ def test_a_non_finite_loss_seen_late_names_its_steps_and_keeps_the_checkpoint_be
     tensors, meta = load_checkpoint(tmp_path / "checkpoint")
     assert meta["run"]["step"] == 2
     assert all(torch.isfinite(v).all() for v in tensors.values())
+
+
+class FakeStream:
+    """Stands in for a CUDA stream: work on the CPU is already in order."""
+
+    def __init__(self, *args):
+        pass
+
+    def wait_stream(self, other):
+        pass
+
+
+class FakeGraph:
+    """A captured step, replayed by running the step it recorded."""
+
+    def __init__(self):
+        self.step = None
+
+    def replay(self):
+        self.step()
+
+
+def fake_cuda_graphs(monkeypatch, fail: bool = False) -> tuple[dict, list]:
+    """torch.cuda's streams and graphs as the GraphStepper uses them, on the CPU. A capture,
+    like CUDA's, records the step without doing it: what the block changed is put back.
+    Returns where to put the stepper, and the graphs captured."""
+    held, captures = {}, []
+
+    @contextlib.contextmanager
+    def graph(g, stream=None, capture_error_mode="global"):
+        stepper = held["stepper"]
+        # captured on the warm-up stream, leaving the GUI's threads free to use the GPU
+        assert stream is stepper.side and capture_error_mode == "thread_local"
+        state = [stepper.loss_sum, *stepper.net.parameters(),
+                 *(t for s in stepper.optimizer.state.values() for t in s.values()
+                   if torch.is_tensor(t))]
+        saved = [t.clone() for t in state]
+        yield
+        with torch.no_grad():
+            for t, s in zip(state, saved, strict=True):
+                t.copy_(s)
+        if fail:
+            raise RuntimeError("operation not permitted when stream is capturing")
+        g.step = stepper._static_step
+        captures.append(g)
+
+    monkeypatch.setattr(torch.cuda, "Stream", FakeStream)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: FakeStream())
+    monkeypatch.setattr(torch.cuda, "stream", lambda s: contextlib.nullcontext())
+    monkeypatch.setattr(torch.cuda, "CUDAGraph", FakeGraph)
+    monkeypatch.setattr(torch.cuda, "graph", graph)
+    return held, captures
+
+
+def run_epochs(stepper, data, settings, epochs: int = 2) -> list[float]:
+    """Epoch losses of `stepper` over the fixture's instances, as `train` drives it."""
+    losses = []
+    for epoch in range(epochs):
+        order = np.random.default_rng([5, epoch]).permutation(data.host_counts.size)
+        plan = data.plan(order, settings.batch_size, DistContext())
+        stepper.start_epoch(0.0)
+        sizes = [stepper.step(plan, b) for b in range(-(-len(order) // settings.batch_size))]
+        assert sum(sizes) == len(order)
+        losses.append(stepper.read())
+    return losses
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["captured", "capture-fails"])
+def test_graph_stepper_warms_up_captures_once_and_replays_the_same_steps(
+        collection, instances, monkeypatch, caplog, fail):
+    settings = SETTINGS
+    params = initial_parameters(len(collection.vocab), collection.n_people, settings)
+    data = DeviceInstances(instances, CPU)
+    held, captures = fake_cuda_graphs(monkeypatch, fail)
+    results = []
+    for graphs in (False, True):
+        net = LogLinearNet(*(p.clone() for p in params))
+        optimizer = make_optimizer(net.parameters(), settings)
+        args = (net, net, optimizer, data, settings.l2, DistContext())
+        stepper = GraphStepper(*args, settings.batch_size) if graphs else Stepper(*args)
+        held["stepper"] = stepper
+        with caplog.at_level(logging.WARNING):
+            losses = run_epochs(stepper, data, settings)
+        results.append((losses, [p.detach().clone() for p in net.parameters()]))
+    # 85 instances in batches of 16: three warm-up steps, the capture at the fourth full batch,
+    # then every full batch replayed; the last batch of 5 runs eagerly.
+    assert stepper.warm_steps == GRAPH_WARMUP_STEPS
+    assert len(captures) == (0 if fail else 1)
+    assert (stepper.graph is None) == fail
+    assert ("CUDA graph failed" in caplog.text) == fail
+    (plain_losses, plain), (graph_losses, graph) = results
+    assert graph_losses == plain_losses
+    for a, b in zip(plain, graph, strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_a_step_calls_no_operator_that_makes_a_gpu_wait_for_the_host(collection, instances):
+    """CUDA graphs cannot capture such operators, and eagerly each one stalls the GPU."""
+    settings = SETTINGS
+    net = LogLinearNet(*initial_parameters(len(collection.vocab), collection.n_people, settings))
+    data = DeviceInstances(instances, CPU)
+    stepper = Stepper(net, net, make_optimizer(net.parameters(), settings), data, settings.l2,
+                      DistContext())
+    plan = data.plan(np.arange(len(instances)), settings.batch_size, DistContext())
+    stepper.step(plan, 0)  # the optimiser's state is made at the first step
+
+    class Operators(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.names = set()
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.add(func.overloadpacket.__name__)
+            indices = [t for a in args if isinstance(a, list | tuple) for t in a]
+            if any(torch.is_tensor(t) and t.dtype == torch.bool for t in indices):
+                self.names.add("boolean mask index")  # needs nonzero, which waits
+            return func(*args, **(kwargs or {}))
+
+    with Operators() as seen:
+        stepper.step(plan, 1)
+    assert "mm" in seen.names and "_foreach_add_" in seen.names  # it saw the step
+    waits = {"_local_scalar_dense", "item", "nonzero", "masked_select", "unique",
+             "_unique2", "unique_consecutive", "bincount", "repeat_interleave", "histc",
+             "boolean mask index"}
+    assert not seen.names & waits
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_on_a_gpu_the_captured_step_is_replayed_and_trains_as_the_eager_one(collection,
+                                                                            instances):
+    settings = SETTINGS
+    params = initial_parameters(len(collection.vocab), collection.n_people, settings)
+    cuda = torch.device("cuda")
+    data = DeviceInstances(instances, cuda)
+    results = []
+    for graphs in (False, True):
+        net = LogLinearNet(*(p.clone() for p in params)).to(cuda)
+        graph_settings = TrainSettings(**{**settings.to_dict(), "cuda_graphs": graphs})
+        optimizer = make_optimizer(net.parameters(), graph_settings, cuda)
+        stepper = make_stepper(net, net, optimizer, data, graph_settings, DistContext())
+        losses = run_epochs(stepper, data, settings)
+        results.append((losses, [p.detach().cpu() for p in net.parameters()]))
+    assert isinstance(stepper, GraphStepper) and stepper.graph is not None  # no fallback
+    (plain_losses, plain), (graph_losses, graph) = results
+    # Atomic adds on a GPU sum in no fixed order, so the two agree closely, not to the bit.
+    assert graph_losses == pytest.approx(plain_losses, rel=1e-5)
+    for a, b in zip(plain, graph, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)

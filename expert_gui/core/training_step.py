@@ -187,7 +187,9 @@ class GraphStepper(Stepper):
         graph = torch.cuda.CUDAGraph()
         self.optimizer.zero_grad(set_to_none=True)  # gradients are allocated in the graph
         try:
-            with torch.cuda.graph(graph, stream=self.side):
+            # The app trains in a worker thread: "global" would also forbid the other threads'
+            # CUDA calls (an allocation, a device query) while the step is being captured.
+            with torch.cuda.graph(graph, stream=self.side, capture_error_mode="thread_local"):
                 self._static_step()
         except RuntimeError as exc:
             log.warning("capturing the training step in a CUDA graph failed (%s); "
