@@ -63,6 +63,23 @@ def test_calibration_is_saved_and_auto_is_never_below_its_members(split, trained
         assert per_topic.mean("RR") == pytest.approx(measures[method]["RR"])
 
 
+def test_held_out_measures_use_rankers_already_built_instead_of_building_them(
+        split, trained, monkeypatch):
+    model, _ = trained
+    methods = ("loglinear", "model2-jm", "tfidf")
+    built = held_out_measures(model, split.collection, methods)
+    index = index_for(model, split.collection)
+    rankers = {m: make_ranker(m, model=model, collection=index) for m in methods}
+
+    def no_building(*args, **kwargs):
+        raise AssertionError("a ranker was built again")
+
+    monkeypatch.setattr("expert_gui.core.rankers.make_ranker", no_building)
+    given = held_out_measures(model, split.collection, methods, rankers=rankers)
+    for method in methods:
+        assert given[method].mean("AP") == built[method].mean("AP")
+
+
 def test_the_models_rankers_index_the_collection_without_its_held_out_documents(split, trained):
     model, _ = trained
     index = index_for(model, split.collection)

@@ -1,6 +1,7 @@
 """`expert-gui experiment` end to end on a small fixture: every promised file exists and parses."""
 
 import csv
+import dataclasses
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -108,6 +109,24 @@ def test_stop_keeps_what_was_finished(tmp_path, fixtures):
     assert not result.completed
     assert "Stopped before the end" in (tmp_path / "report.md").read_text()
     assert json.loads((tmp_path / "settings.json").read_text())["completed"] is False
+
+
+def test_the_held_out_measures_reuse_the_rankers_of_the_topics(tmp_path, monkeypatch):
+    from expert_gui.core.evaluation import experiment as module
+
+    seen = {}
+
+    def spy(*args, rankers=None, **kwargs):
+        seen.update(rankers)
+        return measure(*args, rankers=rankers, **kwargs)
+
+    measure = module.held_out_measures
+    monkeypatch.setattr(module, "held_out_measures", spy)
+    folder = FIXTURES / "evaluation"
+    settings = dataclasses.replace(SETTINGS, expansion_ks=())
+    result = run_experiment(folder, folder / "topics.tsv", folder / "qrels.txt", tmp_path,
+                            settings=settings)
+    assert set(seen) == set(settings.methods) and set(result.held_out) == set(settings.methods)
 
 
 def test_bad_qrels_fail_before_any_work(tmp_path, fixtures):

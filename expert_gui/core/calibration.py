@@ -11,7 +11,8 @@ chooses the fusion weights, and returns the `calibration` record a model keeps i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,6 +38,9 @@ from expert_gui.core.rankers.fusion import (
 )
 from expert_gui.core.text import Tokenizer
 from expert_gui.core.train_settings import TrainSettings
+
+if TYPE_CHECKING:
+    from expert_gui.core.ranking import Ranker
 
 CALIBRATION_MEASURES = ("AP", "RR")
 
@@ -148,10 +152,12 @@ def held_out_map(split: HeldOut) -> Callable[[dict], float]:
 def held_out_measures(model: LogLinearModel, collection: Collection,
                       methods: Sequence[str] | None = None, *, depth: int = 1000,
                       progress: Callable[[tuple[float, int]], None] | None = None,
-                      should_stop: Callable[[], bool] | None = None) -> dict[str, PerTopic]:
+                      should_stop: Callable[[], bool] | None = None,
+                      rankers: Mapping[str, Ranker] | None = None) -> dict[str, PerTopic]:
     """Every method's measures on the model's held-out documents as queries (their people the
     answers): which method works best on this collection. `collection` is the whole one the model
-    was trained from; the rankers index it without the held-out documents."""
+    was trained from; the rankers index it without the held-out documents. `rankers` already
+    built on that index (an experiment's: LSI alone takes seconds to build) are used as given."""
     from expert_gui.core.rankers import METHODS, make_ranker
 
     if not model.calibration:
@@ -166,7 +172,8 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
     topics = list(queries)
     out = {}
     for i, method in enumerate(methods):
-        ranker = make_ranker(method, model=model, collection=split.training)
+        ranker = (rankers or {}).get(method) or make_ranker(method, model=model,
+                                                             collection=split.training)
         out[method], _ = evaluate(ranker, queries, qrels, topics, depth=depth,
                                   progress=part_progress(progress, i, len(methods)),
                                   should_stop=should_stop)

@@ -157,13 +157,14 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
             model, index = _model(collection, settings, model_path, result, stage.forward,
                                   should_stop)
         with stage("rank"):
-            rankings = _rank_all(index, model, queries, judgments, scored, result,
-                                 stage.forward, should_stop)
+            rankings, rankers = _rank_all(index, model, queries, judgments, scored, result,
+                                          stage.forward, should_stop)
         with stage("heldout"):
             if model.calibration:
                 result.held_out = held_out_measures(
                     model, collection, settings.methods, depth=settings.depth,
-                    progress=stage.forward, should_stop=should_stop)
+                    progress=stage.forward, should_stop=should_stop, rankers=rankers)
+            del rankers  # the later stages build their own
         with stage("numbers"):
             if settings.other_numbers:
                 _other_numbers(collection_path, settings, queries, judgments, scored, result,
@@ -292,11 +293,12 @@ def _other_numbers(collection_path, settings: ExperimentSettings, queries, judgm
 
 
 def _rank_all(collection, model, queries, qrels, scored, result, forward, should_stop):
-    """Every method over every topic: a run file each, and their per-topic measures."""
-    rankings = {}
+    """Every method over every topic: a run file each, and their per-topic measures. Returns
+    the rankings and the rankers, which the held-out measures use again."""
+    rankings, rankers = {}, {}
     methods = result.settings.methods
     for i, method in enumerate(methods):
-        ranker = make_ranker(method, model=model, collection=collection)
+        ranker = rankers[method] = make_ranker(method, model=model, collection=collection)
         per_topic, rankings[method] = evaluate(
             ranker, queries, qrels, scored, depth=result.settings.depth,
             progress=part_progress(forward, i, len(methods)),
@@ -305,7 +307,7 @@ def _rank_all(collection, model, queries, qrels, scored, result, forward, should
         path = result.out_dir / "runs" / f"{method}.run"
         write_run(path, rankings[method], tag=method)
         result.files.append(path)
-    return rankings
+    return rankings, rankers
 
 
 def _tables_and_analyses(result: ExperimentResult, rankings, queries) -> None:
