@@ -172,8 +172,10 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
     topics = list(queries)
     out = {}
     for i, method in enumerate(methods):
-        ranker = (rankers or {}).get(method) or make_ranker(method, model=model,
-                                                             collection=split.training)
+        if rankers is not None and method in rankers:
+            ranker = rankers[method]
+        else:
+            ranker = make_ranker(method, model=model, collection=split.training)
         out[method], _ = evaluate(ranker, queries, qrels, topics, depth=depth,
                                   progress=part_progress(progress, i, len(methods)),
                                   should_stop=should_stop)
