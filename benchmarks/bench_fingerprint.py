@@ -37,9 +37,9 @@ def main() -> int:
     args = parser.parse_args()
     os.environ["EXPERT_GUI_HOME"] = tempfile.mkdtemp(prefix="bench-fingerprint-")
 
-    from expert_gui.core.formats import FORMATS, detect_format
-    from expert_gui.core.formats.reading import file_state
-    from expert_gui.core.loading import load_collection
+    from expert_gui.core.data.formats import FORMATS, detect_format
+    from expert_gui.core.data.formats.reading import file_state
+    from expert_gui.core.data.loading import load_collection
 
     path = args.data.resolve()
     module = FORMATS[detect_format(path)]

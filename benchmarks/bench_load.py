@@ -38,8 +38,8 @@ def main() -> int:
 
     from sklearn.feature_extraction.text import CountVectorizer
 
-    from expert_gui.core.loading import collection_cache, load_collection
-    from expert_gui.core.text import TextSettings, load_stopwords
+    from expert_gui.core.data.loading import collection_cache, load_collection
+    from expert_gui.core.data.text import TextSettings, load_stopwords
 
     load_stopwords(TextSettings())  # imports scikit-learn's list once, outside the timings
     first = load_collection(args.data, use_cache=False)

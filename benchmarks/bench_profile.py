@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 from bench_rank import random_model
 
-from expert_gui.core.loading import load_collection
-from expert_gui.core.profile import Profiler, score_topics
-from expert_gui.core.rankers import make_ranker
-from expert_gui.core.storage import load_model
-from expert_gui.core.topics import read_topics
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.topics import read_topics
+from expert_gui.core.explore.profile import Profiler, score_topics
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.store.storage import load_model
 
 
 def median_ms(fn, items, rounds: int = 3) -> float:

@@ -32,11 +32,13 @@ from pathlib import Path
 import numpy as np
 from scipy.special import log_softmax
 
-from expert_gui.core.collection import Collection, LoadReport
-from expert_gui.core.model import LogLinearModel
-from expert_gui.core.rankers import METHODS, make_ranker
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.report import LoadReport
+from expert_gui.core.data.text import PAD_TOKEN, TextSettings, Vocabulary
+from expert_gui.core.model.loglinear import LogLinearModel
 from expert_gui.core.rankers.language_models import Model2
-from expert_gui.core.text import PAD_TOKEN, TextSettings, Vocabulary
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.names import METHODS
 
 
 def median_ms(fn, queries, repeat: int = 1) -> float:
@@ -126,9 +128,9 @@ def _letters(i: int) -> str:
 
 
 def bench_dpdk(path: Path, model_dir: str | None, n_queries: int) -> dict:
-    from expert_gui.core.loading import load_collection
-    from expert_gui.core.storage import load_model
-    from expert_gui.core.topics import read_topics
+    from expert_gui.core.data.loading import load_collection
+    from expert_gui.core.data.topics import read_topics
+    from expert_gui.core.store.storage import load_model
 
     collection = load_collection(path)
     model = load_model(model_dir) if model_dir else random_model(

@@ -42,11 +42,12 @@ from torch import nn
 from torch.profiler import ProfilerActivity, profile
 
 import expert_gui.core
-from expert_gui.core.collection import Collection
-from expert_gui.core.distributed import DistContext
-from expert_gui.core.instances import make_instances
-from expert_gui.core.loading import load_collection
-from expert_gui.core.training import (
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.train.distributed import DistContext
+from expert_gui.core.train.instances import make_instances
+from expert_gui.core.train.step import DeviceInstances, make_stepper
+from expert_gui.core.train.trainer import (
     READ_EVERY_S,
     LogLinearNet,
     TrainSettings,
@@ -56,7 +57,6 @@ from expert_gui.core.training import (
     select_device,
     train,
 )
-from expert_gui.core.training_step import DeviceInstances, make_stepper
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
@@ -168,7 +168,7 @@ def load_previous(ref: str):
                               capture_output=True, text=True).stdout
 
     folder = Path(tempfile.mkdtemp(prefix="previous-trainer-"))
-    current = sys.modules["expert_gui.core.distributed"]
+    current = sys.modules["expert_gui.core.train.distributed"]
     loaded = {}
     try:
         for name in ("distributed", "training"):
@@ -179,12 +179,12 @@ def load_previous(ref: str):
             sys.modules[spec.name] = module
             spec.loader.exec_module(module)
             loaded[name] = module
-            if name == "distributed":  # what `from expert_gui.core import distributed` finds
-                sys.modules["expert_gui.core.distributed"] = module
-                expert_gui.core.distributed = module
+            if name == "distributed":  # what `from expert_gui.core.train import distributed` finds
+                sys.modules["expert_gui.core.train.distributed"] = module
+                expert_gui.core.train.distributed = module
     finally:
-        sys.modules["expert_gui.core.distributed"] = current
-        expert_gui.core.distributed = current
+        sys.modules["expert_gui.core.train.distributed"] = current
+        expert_gui.core.train.distributed = current
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", ref], check=True,
                             capture_output=True, text=True).stdout.strip()
     return loaded["training"], commit

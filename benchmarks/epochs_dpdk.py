@@ -23,10 +23,10 @@ import ir_measures
 import numpy as np
 from ir_measures import AP
 
-from expert_gui.core.loading import load_collection
-from expert_gui.core.model import LogLinearModel
-from expert_gui.core.text import NUMBER_RULES, TextSettings
-from expert_gui.core.training import TrainSettings, train
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.text import NUMBER_RULES, TextSettings
+from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.train.trainer import TrainSettings, train
 
 
 def read_topics(path: Path) -> dict[str, str]:

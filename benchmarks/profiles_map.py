@@ -39,15 +39,15 @@ from pathlib import Path
 
 import numpy as np
 
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.topics import read_topics
 from expert_gui.core.evaluation.measures import LABELS
 from expert_gui.core.evaluation.profiling import compare_profiling, invert_qrels
 from expert_gui.core.evaluation.qrels import read_qrels
 from expert_gui.core.evaluation.significance import randomization_test
-from expert_gui.core.loading import load_collection
-from expert_gui.core.profile import TOPIC_ORDERS, WORD_SCORES, Profiler, score_topics
-from expert_gui.core.rankers import make_ranker
-from expert_gui.core.storage import load_model
-from expert_gui.core.topics import read_topics
+from expert_gui.core.explore.profile import TOPIC_ORDERS, WORD_SCORES, Profiler, score_topics
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.store.storage import load_model
 
 SYSTEMS = ("loglinear", "model2-jm")
 LOOK_AT = ("matan-azrad", "viacheslav-ovsiienko", "dariusz-sosnowski", "bing-zhao",

@@ -20,6 +20,12 @@ def resource_path(*parts: str) -> Path | None:
     return None
 
 
+def demo_collection_path() -> Path | None:
+    """The demo collection shipped in `resources/demo` (in a checkout, or inside the package)."""
+    path = resource_path("demo")
+    return path if path is not None and (path / "documents.tsv").is_file() else None
+
+
 def icon_files() -> dict[int | str, Path]:
     """The application icon: {size: PNG} for each shipped size, and "svg": the scalable one."""
     found: dict[int | str, Path] = {}

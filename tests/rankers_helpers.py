@@ -5,8 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
-from expert_gui.core.collection import Collection
-from expert_gui.core.model import LogLinearModel
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.model.loglinear import LogLinearModel
 
 TINY = Path(__file__).parent / "fixtures" / "rankers" / "tiny"
 

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from fixtures.training import load_training_fixture
 
-from expert_gui.core.calibration import (
+from expert_gui.core.errors import QueryError
+from expert_gui.core.evaluation.calibration import (
     calibrate,
     held_out_map,
     held_out_measures,
@@ -14,13 +15,12 @@ from expert_gui.core.calibration import (
     train_with_held_out,
     trained_on,
 )
-from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.evaluate import evaluate
-from expert_gui.core.heldout import HeldOutSettings, hold_out
-from expert_gui.core.rankers import make_ranker
-from expert_gui.core.rankers.fusion import MEMBERS
-from expert_gui.core.storage import load_model
-from expert_gui.core.training import TrainSettings, train
+from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.store.manifest import MEMBERS
+from expert_gui.core.store.storage import load_model
+from expert_gui.core.train.trainer import TrainSettings, train
 
 SETTINGS = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3,
                          checkpoint_every=0)
@@ -74,7 +74,7 @@ def test_held_out_measures_use_rankers_already_built_instead_of_building_them(
     def no_building(*args, **kwargs):
         raise AssertionError("a ranker was built again")
 
-    monkeypatch.setattr("expert_gui.core.rankers.make_ranker", no_building)
+    monkeypatch.setattr("expert_gui.core.rankers.methods.make_ranker", no_building)
     given = held_out_measures(model, split.collection, methods, rankers=rankers)
     for method in methods:
         assert given[method].mean("AP") == built[method].mean("AP")

@@ -7,9 +7,9 @@ import pytest
 from rankers_helpers import random_model
 
 from expert_gui.cli import main
-from expert_gui.core.loading import load_collection
-from expert_gui.core.profile import Profiler
-from expert_gui.core.storage import save_model
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.explore.profile import Profiler
+from expert_gui.core.store.storage import save_model
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_profile_json_has_exactly_the_issue_keys(model_dir, source, capsys):
 
 
 def test_profile_json_equals_the_core_profile(model_dir, capsys):
-    from expert_gui.core.storage import load_model
+    from expert_gui.core.store.storage import load_model
 
     model = load_model(model_dir)
     expected = Profiler(model, load_collection(model.collection_source)).profile("eve", k=4)
@@ -83,7 +83,7 @@ def test_k_must_be_positive(model_dir, capsys):
 def test_export_embeddings_for_the_projector(model_dir, tmp_path, capsys):
     out = tmp_path / "projector"
     assert main(["export-embeddings", str(model_dir), "--out", str(out)]) == 0
-    from expert_gui.core.storage import load_model
+    from expert_gui.core.store.storage import load_model
 
     model = load_model(model_dir)
     words = np.loadtxt(out / "words" / "vectors.tsv", delimiter="\t")

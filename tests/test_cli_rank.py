@@ -8,9 +8,10 @@ from rankers_helpers import TINY, random_model, tiny_collection
 
 from expert_gui.cli import main
 from expert_gui.core.evaluation.runs import read_run
-from expert_gui.core.neighbours import nearest_words
-from expert_gui.core.rankers import METHODS, make_ranker
-from expert_gui.core.storage import save_model
+from expert_gui.core.model.neighbours import nearest_words
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.store.storage import save_model
 
 
 @pytest.fixture(scope="module")

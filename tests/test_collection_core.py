@@ -2,8 +2,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expert_gui.core.collection import Collection, CollectionBuilder
-from expert_gui.core.text import TextSettings, Tokenizer
+from expert_gui.core.data.collection import Collection, CollectionBuilder
+from expert_gui.core.data.text import TextSettings, Tokenizer
 
 
 def _small():
@@ -89,7 +89,7 @@ def test_spilled_text_reads_back(tmp_path):
 
 
 def test_forgetting_the_memo_keeps_word_ids(monkeypatch):
-    from expert_gui.core import collection
+    from expert_gui.core.data import collection
 
     monkeypatch.setattr(collection, "_MEMO_LIMIT", 3)
     monkeypatch.setattr(CollectionBuilder, "_BATCH_DOCS", 1)

@@ -7,8 +7,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from expert_gui.core.collection import Collection, parse_date
-from expert_gui.core.loading import collection_cache, load_collection
+from expert_gui.core.data.collection import Collection, parse_date
+from expert_gui.core.data.loading import collection_cache, load_collection
 
 
 @pytest.mark.parametrize("text,day", [

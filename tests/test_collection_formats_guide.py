@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from expert_gui.core.loading import load_collection
+from expert_gui.core.data.loading import load_collection
 
 GUIDE = Path(__file__).parent.parent / "docs" / "collection-formats.md"
 

@@ -13,7 +13,7 @@ import pytest
 from fixtures.training import FOLDER
 
 from expert_gui.cli import main
-from expert_gui.core.storage import load_model
+from expert_gui.core.store.storage import load_model
 
 HARNESS = Path(__file__).parent / "fixtures" / "crash" / "kill_at_rename.py"
 # 12 steps, 6 an epoch: checkpoints at steps 5, 6 (the first epoch's end) and 10, each

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.text import Tokenizer
+from expert_gui.core.data.topics import read_topics
 from expert_gui.core.evaluation.qrels import read_qrels, relevant
-from expert_gui.core.loading import load_collection
-from expert_gui.core.text import Tokenizer
-from expert_gui.core.topics import read_topics
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 FILES = ("documents.tsv", "associations.tsv", "people.tsv", "topics.tsv", "qrels.txt")
@@ -103,7 +103,7 @@ def test_the_generator_reproduces_the_committed_files(tmp_path):
 
 
 def test_train_settings_are_valid_trainer_settings():
-    from expert_gui.core.training import TrainSettings
+    from expert_gui.core.train.trainer import TrainSettings
 
     overrides = json.loads((DEMO / "train_settings.json").read_text(encoding="utf-8"))
     settings = TrainSettings(**overrides)
@@ -121,7 +121,7 @@ def test_loglinear_model_beats_exact_matching_on_the_semantic_topics(collection)
 
     from expert_gui.core.rankers.language_models import Model2
     from expert_gui.core.rankers.loglinear import LogLinearRanker
-    from expert_gui.core.training import TrainSettings, train
+    from expert_gui.core.train.trainer import TrainSettings, train
 
     overrides = json.loads((DEMO / "train_settings.json").read_text(encoding="utf-8"))
     threads = torch.get_num_threads()  # the settings' `threads` is process-wide: put it back

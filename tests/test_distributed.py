@@ -7,8 +7,8 @@ import sys
 import numpy as np
 from fixtures.training import DDP_SETTINGS, FOLDER, load_training_fixture
 
-from expert_gui.core.storage import load_checkpoint, load_model
-from expert_gui.core.training import train
+from expert_gui.core.store.storage import load_checkpoint, load_model
+from expert_gui.core.train.trainer import train
 
 
 def test_two_processes_match_one(tmp_path):

@@ -10,11 +10,12 @@ import pytest
 
 from expert_gui.cli import main
 from expert_gui.core.errors import TopicsError
-from expert_gui.core.evaluation.experiment import STAGES, ExperimentSettings, run_experiment
+from expert_gui.core.evaluation.experiment import run_experiment
 from expert_gui.core.evaluation.measures import MEASURES
+from expert_gui.core.evaluation.results import STAGES, ExperimentSettings
 from expert_gui.core.evaluation.runs import read_run
-from expert_gui.core.rankers import METHODS
-from expert_gui.core.training import TrainSettings
+from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.train.trainer import TrainSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = TrainSettings(dim=16, epochs=4, window=4, overlapping=True, batch_size=64,
@@ -200,7 +201,7 @@ def test_reused_model_must_rank_the_collections_people(experiment, tmp_path, cap
 
 def test_held_out_documents_are_measured_and_auto_is_calibrated(experiment):
     _, out, result, _ = experiment
-    from expert_gui.core.storage import load_model
+    from expert_gui.core.store.storage import load_model
 
     model = load_model(out / "model")
     calibration = model.calibration

@@ -7,7 +7,7 @@ from expert_gui.core.errors import TopicsError
 from expert_gui.core.evaluation.measures import MEASURES, evaluated_topics, measure_run
 from expert_gui.core.evaluation.qrels import read_qrels, relevant
 from expert_gui.core.evaluation.runs import read_run, run_from_rankings, write_run
-from expert_gui.core.ranking import Ranking
+from expert_gui.core.rankers.ranking import Ranking
 
 PEOPLE = ["a", "b", "c", "d", "e", "f"]
 

@@ -8,7 +8,7 @@ from expert_gui.core.evaluation.profiling import (
     profiled_people,
     topic_run,
 )
-from expert_gui.core.profile import TopicScores
+from expert_gui.core.explore.profile import TopicScores
 
 
 def scores(log_probs) -> TopicScores:

@@ -2,8 +2,8 @@
 
 import pytest
 
+from expert_gui.core.data.loading import load_collection
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.loading import load_collection
 
 
 def test_names_written_two_ways_are_one_person(fixtures):

@@ -4,9 +4,9 @@ import gzip
 
 import pytest
 
+from expert_gui.core.data.formats import detect_format
+from expert_gui.core.data.loading import load_collection
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.formats import detect_format
-from expert_gui.core.loading import load_collection
 
 
 @pytest.mark.parametrize("name, expected", [

@@ -2,9 +2,9 @@
 
 import pytest
 
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.text import NUMBER_TOKEN
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.loading import load_collection
-from expert_gui.core.text import NUMBER_TOKEN
 
 
 def words(c, doc_id):

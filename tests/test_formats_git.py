@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
+from expert_gui.core.data.loading import load_collection
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.loading import load_collection
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

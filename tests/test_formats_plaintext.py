@@ -4,8 +4,8 @@ import os
 
 import pytest
 
+from expert_gui.core.data.loading import load_collection
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.loading import load_collection
 
 
 def test_one_document_per_file(fixtures):

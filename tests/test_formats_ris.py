@@ -3,8 +3,8 @@ BibTeX reader's ids, ids made when absent, records cut short read and reported."
 
 import pytest
 
+from expert_gui.core.data.loading import load_collection
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.loading import load_collection
 
 
 def test_ris_records(fixtures):

@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from expert_gui.cli import main
+from expert_gui.core.data.formats.table import PRESETS, TableColumns, detect_columns, preview
+from expert_gui.core.data.loading import load_collection
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.formats.table import PRESETS, TableColumns, detect_columns, preview
-from expert_gui.core.loading import load_collection
 
 TABLES = "collections/tables"
 

@@ -4,9 +4,9 @@ import gzip
 
 import pytest
 
+from expert_gui.core.data.formats.trec import strip_markup
+from expert_gui.core.data.loading import load_collection
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.formats.trec import strip_markup
-from expert_gui.core.loading import load_collection
 
 
 def words(c, doc_id):

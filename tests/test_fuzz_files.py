@@ -18,21 +18,22 @@ from safetensors.numpy import load as load_tensors
 from safetensors.numpy import save as save_tensors
 from test_fuzz_loaders import CONTENT, FUZZ, repeated
 
-from expert_gui.core import manifest as schema
-from expert_gui.core.collection import Collection, _cache_digest
+from expert_gui.core.data.cache import digest as _cache_digest
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.loading import collection_cache, load_collection
+from expert_gui.core.data.topics import read_topics
 from expert_gui.core.errors import CollectionError, ModelFileError, TopicsError
 from expert_gui.core.evaluation.qrels import read_qrels
 from expert_gui.core.evaluation.runs import read_run, write_run
-from expert_gui.core.loading import collection_cache, load_collection
 from expert_gui.core.rankers.loglinear import LogLinearRanker
-from expert_gui.core.ranking import Ranking
-from expert_gui.core.storage import (
+from expert_gui.core.rankers.ranking import Ranking
+from expert_gui.core.store import manifest as schema
+from expert_gui.core.store.storage import (
     latest_checkpoint,
     load_model,
     save_checkpoint,
     save_model,
 )
-from expert_gui.core.topics import read_topics
 
 MANY = settings(FUZZ, max_examples=60)
 _TOPIC_BITS = [b"<top>", b"</top>", b"<num>", b"Number:", b"<title>", b"Topic:", b";",

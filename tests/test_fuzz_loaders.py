@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from expert_gui.core.collection import PROBLEM_KINDS
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.report import PROBLEM_KINDS
+from expert_gui.core.data.text import TextSettings
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.loading import load_collection
-from expert_gui.core.text import TextSettings
 
 # Every generated case must finish within the deadline: a reader that went quadratic again
 # takes minutes on the megabyte inputs below, a linear one well under a second.

@@ -5,8 +5,8 @@ import pytest
 from fixtures.training import load_training_fixture
 from rankers_helpers import doc_words, tiny_collection
 
-from expert_gui.core.collection import Collection
-from expert_gui.core.heldout import (
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.evaluation.heldout import (
     HeldOutSettings,
     held_out_again,
     hold_out,

@@ -7,7 +7,9 @@ import pytest
 from test_model import tiny_model
 
 from expert_gui.cli import main
-from expert_gui.core.embeddings import load_word_vectors
+from expert_gui.core.data.inputs import content_hash, read_regular
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.text import TextSettings, Tokenizer
 from expert_gui.core.errors import (
     CollectionError,
     EmbeddingsFileError,
@@ -17,10 +19,8 @@ from expert_gui.core.errors import (
 )
 from expert_gui.core.evaluation.qrels import read_qrels
 from expert_gui.core.evaluation.runs import read_run
-from expert_gui.core.inputs import content_hash, read_regular
-from expert_gui.core.loading import load_collection
-from expert_gui.core.storage import load_checkpoint, load_model, save_model
-from expert_gui.core.text import TextSettings, Tokenizer
+from expert_gui.core.store.storage import load_checkpoint, load_model, save_model
+from expert_gui.core.train.embeddings import load_word_vectors
 
 
 @pytest.fixture(params=["fifo", "device"])

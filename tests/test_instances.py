@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from expert_gui.core.collection import Collection
-from expert_gui.core.instances import make_instances
-from expert_gui.core.text import TextSettings
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.text import TextSettings
+from expert_gui.core.train.instances import make_instances
 
 SETTINGS = TextSettings(stopwords="none")
 

@@ -5,11 +5,11 @@ import os
 import numpy as np
 import pytest
 
+from expert_gui.core.data.formats import FORMATS
+from expert_gui.core.data.loading import LoadProgress, collection_cache, load_collection
+from expert_gui.core.data.text import TextSettings
 from expert_gui.core.errors import CollectionError
-from expert_gui.core.formats import FORMATS
-from expert_gui.core.loading import LoadProgress, collection_cache, load_collection
 from expert_gui.core.paths import cache_dir
-from expert_gui.core.text import TextSettings
 
 
 @pytest.fixture
@@ -125,7 +125,7 @@ def test_old_caches_of_a_path_are_pruned(folder):
 
 
 def test_unwritable_cache_still_loads(folder, monkeypatch):
-    from expert_gui.core.collection import Collection
+    from expert_gui.core.data.collection import Collection
 
     def disk_full(self, target):
         raise OSError(28, "No space left on device")
@@ -138,7 +138,7 @@ def test_unwritable_cache_still_loads(folder, monkeypatch):
 
 def _rehashed(folder, name, values):
     """Write a cache array and hash the cache again, as a crafted cache would be."""
-    from expert_gui.core.collection import _cache_digest
+    from expert_gui.core.data.cache import digest as _cache_digest
 
     np.save(folder / f"{name}.npy", values, allow_pickle=False)
     (folder / "xxh3").write_text(_cache_digest(folder))
@@ -153,7 +153,7 @@ def _rehashed(folder, name, values):
 def test_a_cache_is_checked_as_strictly_as_a_model(folder, name, change, message):
     # issue 11: an out-of-range person index raised an IndexError in `train`; an offset of 1e9
     # was killed at 24 GB
-    from expert_gui.core.collection import Collection
+    from expert_gui.core.data.collection import Collection
 
     first = load_collection(folder)
     tokens = np.array(first.tokens)
@@ -166,7 +166,7 @@ def test_a_cache_is_checked_as_strictly_as_a_model(folder, name, change, message
 
 
 def test_a_damaged_cache_fails_its_hash(folder):
-    from expert_gui.core.collection import Collection
+    from expert_gui.core.data.collection import Collection
 
     first = load_collection(folder)
     cache = collection_cache(first.fingerprint)

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from expert_gui.core.model import LogLinearModel
-from expert_gui.core.text import TextSettings, Vocabulary
+from expert_gui.core.data.text import TextSettings, Vocabulary
+from expert_gui.core.model.loglinear import LogLinearModel
 
 
 def tiny_model(rng=None, n_words=6, n_people=4, dim=3) -> LogLinearModel:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from fixtures.training import load_training_fixture
 
-from expert_gui.core.model_folders import (
+from expert_gui.core.store.model_folders import (
     COMPLETE,
     DAMAGED,
     INTERRUPTED,
@@ -19,8 +19,8 @@ from expert_gui.core.model_folders import (
     partial_text,
     read_model_folder,
 )
-from expert_gui.core.storage import load_model
-from expert_gui.core.training import TrainSettings, train
+from expert_gui.core.store.storage import load_model
+from expert_gui.core.train.trainer import TrainSettings, train
 
 FAST = TrainSettings(dim=8, batch_size=16, epochs=3, checkpoint_every=2, seed=1)
 
@@ -117,7 +117,7 @@ def test_a_model_belongs_by_fingerprint_or_by_the_same_people_and_words(runs, co
     assert not model_fits(model, other)
     assert not read_model_folder(runs / "finished").belongs_to(other)
     # Trained without some documents (held out as queries): the same people, fewer words.
-    from expert_gui.core.heldout import without_documents
+    from expert_gui.core.evaluation.heldout import without_documents
 
     fewer = without_documents(collection, np.array([0, 1, 2]))
     fewer.fingerprint = "the collection less three documents"

@@ -3,7 +3,7 @@ import pytest
 from rankers_helpers import random_model, tiny_collection
 from sklearn.neighbors import NearestNeighbors
 
-from expert_gui.core.neighbours import nearest_words, neighbours_tsv, write_neighbours_tsv
+from expert_gui.core.model.neighbours import nearest_words, neighbours_tsv, write_neighbours_tsv
 
 
 @pytest.fixture(scope="module")

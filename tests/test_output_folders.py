@@ -9,9 +9,9 @@ from fixtures.training import FOLDER, load_training_fixture
 
 from expert_gui.cli import main
 from expert_gui.core.errors import OutputFolderError
-from expert_gui.core.outputs import MARKER, locked, remove_own
-from expert_gui.core.storage import MODEL_LAYOUT, load_model
-from expert_gui.core.training import TrainSettings, train
+from expert_gui.core.store.outputs import MARKER, locked, remove_own
+from expert_gui.core.store.storage import MODEL_LAYOUT, load_model
+from expert_gui.core.train.trainer import TrainSettings, train
 
 FAST = ["--dim", "8", "--batch-size", "64", "--epochs", "1"]
 TINY = TrainSettings(dim=8, batch_size=64, epochs=1)

@@ -6,8 +6,9 @@ from rankers_helpers import random_model
 from scipy.special import log_softmax
 from sklearn.decomposition import PCA
 
-from expert_gui.core.loading import load_collection
-from expert_gui.core.people_map import (
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.text import NUMBER_TOKEN, PAD_ID
+from expert_gui.core.explore.people_map import (
     group_count,
     group_people,
     group_words,
@@ -16,8 +17,7 @@ from expert_gui.core.people_map import (
     project,
     unit_rows,
 )
-from expert_gui.core.profile import Profiler
-from expert_gui.core.text import NUMBER_TOKEN, PAD_ID
+from expert_gui.core.explore.profile import Profiler
 
 
 @pytest.fixture

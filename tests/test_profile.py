@@ -7,19 +7,19 @@ import pytest
 from rankers_helpers import random_model
 from scipy.special import log_softmax
 
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.text import NUMBER_TOKEN, PAD_ID
+from expert_gui.core.data.topics import read_topics
 from expert_gui.core.errors import UnknownPersonError
-from expert_gui.core.loading import load_collection
-from expert_gui.core.profile import (
+from expert_gui.core.explore.profile import (
     REASON_WORDS,
     WORD_SCORES,
     Profiler,
     closest_ids,
     score_topics,
 )
-from expert_gui.core.rankers import make_ranker
-from expert_gui.core.text import NUMBER_TOKEN, PAD_ID
-from expert_gui.core.timeline import documents_about, documents_per_period
-from expert_gui.core.topics import read_topics
+from expert_gui.core.explore.timeline import documents_about, documents_per_period
+from expert_gui.core.rankers.methods import make_ranker
 
 
 @pytest.fixture

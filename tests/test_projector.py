@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from expert_gui.core.projector import write_projector_tsv
+from expert_gui.core.explore.projector import write_projector_tsv
 
 
 def test_one_column_has_no_header_and_labels_stay_on_one_line(tmp_path):

@@ -5,9 +5,10 @@ import pytest
 from rankers_helpers import random_model, tiny_collection
 
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers import METHODS, make_ranker
 from expert_gui.core.rankers.common import no_known_words, ranked
 from expert_gui.core.rankers.ensemble import EnsembleRanker
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.names import METHODS
 
 
 class Fixed:
@@ -98,7 +99,7 @@ def test_make_ranker_builds_every_method_and_the_default_ensemble_is_eq5():
 
 
 def test_order_by_score_breaks_ties_by_index_with_and_without_depth():
-    from expert_gui.core.ranking import order_by_score
+    from expert_gui.core.rankers.ranking import order_by_score
 
     rng = np.random.default_rng(0)
     for _ in range(50):

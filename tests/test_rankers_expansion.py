@@ -1,9 +1,9 @@
 import numpy as np
 from rankers_helpers import random_model, tiny_collection
 
-from expert_gui.core.neighbours import nearest_words
-from expert_gui.core.rankers import make_ranker
+from expert_gui.core.model.neighbours import nearest_words
 from expert_gui.core.rankers.language_models import Model1
+from expert_gui.core.rankers.methods import make_ranker
 
 
 def test_expanded_model1_scores_the_query_plus_each_words_neighbours():

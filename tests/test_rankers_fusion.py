@@ -8,15 +8,15 @@ import pytest
 from rankers_helpers import random_model, tiny_collection
 
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers import make_ranker
 from expert_gui.core.rankers.fusion import (
-    MEMBERS,
     FusionRanker,
     average_precisions,
     choose_weights,
     simplex_grid,
     zscores,
 )
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.store.manifest import MEMBERS
 
 
 def test_zscores():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from rankers_helpers import doc_words, tiny_collection
 
-from expert_gui.core.collection import Collection
+from expert_gui.core.data.collection import Collection
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.language_models import Model1, Model2
 

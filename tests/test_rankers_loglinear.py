@@ -6,7 +6,7 @@ from rankers_helpers import random_model, tiny_collection
 
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.loglinear import LogLinearRanker
-from expert_gui.core.ranking import normalized_entropy
+from expert_gui.core.rankers.ranking import normalized_entropy
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,10 @@ from safetensors.numpy import load as load_tensors
 from safetensors.numpy import save as save_tensors
 from test_model import tiny_model
 
-from expert_gui.core import manifest as schema
+from expert_gui.core.data.text import TextSettings
 from expert_gui.core.errors import ModelFileError, OutputFolderError
-from expert_gui.core.storage import (
+from expert_gui.core.store import manifest as schema
+from expert_gui.core.store.storage import (
     FORMAT_VERSION,
     latest_checkpoint,
     load_checkpoint,
@@ -22,7 +23,6 @@ from expert_gui.core.storage import (
     save_checkpoint,
     save_model,
 )
-from expert_gui.core.text import TextSettings
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from expert_gui.core.text import NUMBER_TOKEN, PAD_TOKEN, TextSettings, Tokenizer, Vocabulary
+from expert_gui.core.data.text import NUMBER_TOKEN, PAD_TOKEN, TextSettings, Tokenizer, Vocabulary
 
 
 def test_tokenizer_follows_section_4_4():

@@ -1,7 +1,7 @@
 import pytest
 
+from expert_gui.core.data.topics import Topic, read_topics
 from expert_gui.core.errors import TopicsError
-from expert_gui.core.topics import Topic, read_topics
 
 
 def test_tsv_with_header_and_extra_columns(fixtures):

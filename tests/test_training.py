@@ -8,9 +8,9 @@ import torch
 from fixtures.training import DISTINCTIVE, load_training_fixture
 
 from expert_gui.core.errors import TrainingError
-from expert_gui.core.instances import make_instances
-from expert_gui.core.storage import load_checkpoint
-from expert_gui.core.training import (
+from expert_gui.core.store.storage import load_checkpoint
+from expert_gui.core.train.instances import make_instances
+from expert_gui.core.train.trainer import (
     CandidateLogSumExp,
     LogLinearNet,
     TrainSettings,

@@ -4,7 +4,7 @@ import pytest
 from fixtures.training import FOLDER
 
 from expert_gui.cli import main
-from expert_gui.core.storage import load_model
+from expert_gui.core.store.storage import load_model
 
 
 def test_train_writes_a_model_and_resumes(tmp_path, capsys):

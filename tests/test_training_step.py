@@ -13,24 +13,24 @@ from fixtures.training import load_training_fixture
 from torch.profiler import ProfilerActivity, profile
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from expert_gui.core import training
-from expert_gui.core.distributed import DistContext
 from expert_gui.core.errors import TrainingError
-from expert_gui.core.instances import make_instances
-from expert_gui.core.storage import load_checkpoint
-from expert_gui.core.training import (
-    LogLinearNet,
-    TrainSettings,
-    initial_parameters,
-    make_optimizer,
-    train,
-)
-from expert_gui.core.training_step import (
+from expert_gui.core.store.storage import load_checkpoint
+from expert_gui.core.train import trainer as training
+from expert_gui.core.train.distributed import DistContext
+from expert_gui.core.train.instances import make_instances
+from expert_gui.core.train.step import (
     GRAPH_WARMUP_STEPS,
     DeviceInstances,
     GraphStepper,
     Stepper,
     make_stepper,
+)
+from expert_gui.core.train.trainer import (
+    LogLinearNet,
+    TrainSettings,
+    initial_parameters,
+    make_optimizer,
+    train,
 )
 
 SETTINGS = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3)

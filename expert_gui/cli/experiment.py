@@ -8,10 +8,10 @@ import signal
 import sys
 
 from expert_gui.cli import COMMANDS
-from expert_gui.core.heldout import HeldOutSettings
-from expert_gui.core.rankers import METHODS
-from expert_gui.core.text import NUMBER_RULES, TextSettings
-from expert_gui.core.train_settings import TrainSettings
+from expert_gui.core.data.text import NUMBER_RULES, TextSettings
+from expert_gui.core.evaluation.heldout import HeldOutSettings
+from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.train.settings import TrainSettings
 
 
 def register(sub) -> None:
@@ -61,7 +61,7 @@ def register(sub) -> None:
 
 def settings_from_args(args: argparse.Namespace):
     """The run's ExperimentSettings."""
-    from expert_gui.core.evaluation.experiment import ExperimentSettings
+    from expert_gui.core.evaluation.results import ExperimentSettings
 
     train = TrainSettings(window=args.window, dim=args.dim, batch_size=args.batch_size,
                           epochs=args.epochs, overlapping=args.overlapping, seed=args.seed,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from expert_gui.cli import COMMANDS
-from expert_gui.core.projector import WHAT
+from expert_gui.core.explore.projector import WHAT
 
 
 def register(sub):
@@ -25,8 +25,8 @@ def register(sub):
 
 def run(args) -> int:
     from expert_gui.cli.profile import _collection
-    from expert_gui.core.projector import export_embeddings
-    from expert_gui.core.storage import load_model
+    from expert_gui.core.explore.projector import export_embeddings
+    from expert_gui.core.store.storage import load_model
 
     model = load_model(args.model_dir)
     collection = _collection(model, args.collection) if "people" in args.what else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from expert_gui.cli import COMMANDS
-from expert_gui.core.rankers import METHODS
+from expert_gui.core.rankers.names import METHODS
 
 
 def register(sub):
@@ -25,10 +25,10 @@ def register(sub):
 
 def run(args) -> int:
     from expert_gui.cli.rank import load_collection_of
-    from expert_gui.core.calibration import held_out_measures
     from expert_gui.core.errors import QueryError
+    from expert_gui.core.evaluation.calibration import held_out_measures
     from expert_gui.core.evaluation.tables import label
-    from expert_gui.core.storage import load_model
+    from expert_gui.core.store.storage import load_model
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]

@@ -7,7 +7,7 @@ import sys
 
 from expert_gui.cli import COMMANDS
 from expert_gui.core.errors import QueryError
-from expert_gui.core.neighbours import METRICS, nearest_words, neighbours_tsv
+from expert_gui.core.model.neighbours import METRICS, nearest_words, neighbours_tsv
 
 
 def register(sub):
@@ -26,7 +26,7 @@ def register(sub):
 
 
 def run(args) -> int:
-    from expert_gui.core.storage import load_model
+    from expert_gui.core.store.storage import load_model
 
     model = load_model(args.model_dir)
     ids, known, unknown = model.encode(" ".join(args.words))

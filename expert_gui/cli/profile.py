@@ -6,8 +6,8 @@ import json
 import sys
 
 from expert_gui.cli import COMMANDS
-from expert_gui.core.profile import WORD_SCORE_LABELS, WORD_SCORES
-from expert_gui.core.timeline import PERIODS
+from expert_gui.core.explore.profile import WORD_SCORE_LABELS, WORD_SCORES
+from expert_gui.core.explore.timeline import PERIODS
 
 BAR_WIDTH = 40
 
@@ -40,11 +40,11 @@ def register(sub):
 
 
 def run(args) -> int:
+    from expert_gui.core.data.topics import read_topics
     from expert_gui.core.errors import QueryError
-    from expert_gui.core.profile import Profiler, score_topics
-    from expert_gui.core.rankers import make_ranker
-    from expert_gui.core.storage import load_model
-    from expert_gui.core.topics import read_topics
+    from expert_gui.core.explore.profile import Profiler, score_topics
+    from expert_gui.core.rankers.methods import make_ranker
+    from expert_gui.core.store.storage import load_model
 
     if args.k < 1:
         raise QueryError(f"-k must be at least 1, not {args.k}")

@@ -9,7 +9,8 @@ import sys
 
 from expert_gui.cli import COMMANDS
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers import AGGREGATIONS, FUSIONS, METHODS, make_ranker
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.names import AGGREGATIONS, FUSIONS, METHODS
 
 
 def add_ranker_options(p) -> None:
@@ -30,7 +31,7 @@ def add_ranker_options(p) -> None:
 
 def open_ranker(args, *, need_collection: bool = False):
     """The model, the collection (when the method or the caller needs it) and the ranker."""
-    from expert_gui.core.storage import load_model
+    from expert_gui.core.store.storage import load_model
 
     model = load_model(args.model_dir)
     collection = None
@@ -47,8 +48,8 @@ def open_ranker(args, *, need_collection: bool = False):
 def load_collection_of(model, path: str | None, *, whole: bool = False):
     """The model's collection as its rankers index it (without its held-out documents), or the
     whole of it."""
-    from expert_gui.core.calibration import index_for, trained_on
-    from expert_gui.core.loading import load_collection
+    from expert_gui.core.data.loading import load_collection
+    from expert_gui.core.evaluation.calibration import index_for, trained_on
 
     path = path or model.collection_source
     if not path:
@@ -74,8 +75,8 @@ def register(sub):
 
 
 def run(args) -> int:
+    from expert_gui.core.data.topics import read_topics
     from expert_gui.core.evaluation.runs import write_run
-    from expert_gui.core.topics import read_topics
 
     topics = read_topics(args.topics)
     _, _, ranker = open_ranker(args)

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from expert_gui.cli import COMMANDS
-from expert_gui.core.formats import FORMATS
-from expert_gui.core.text import NUMBER_RULES, TextSettings
+from expert_gui.core.data.formats import FORMATS
+from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 
 # Table 1's rows: (field of CollectionStats, label, format).
 TABLE1 = (
@@ -57,7 +57,7 @@ def open_collection(args, settings: TextSettings = TextSettings()):
     """Load COLLECTION as the options say, with a progress bar on a terminal's stderr."""
     from tqdm import tqdm
 
-    from expert_gui.core.loading import load_collection
+    from expert_gui.core.data.loading import load_collection
 
     bar = tqdm(total=0, unit_scale=True, leave=False, disable=not sys.stderr.isatty(),
                bar_format="{desc} {percentage:3.0f}%|{bar}| {elapsed}")
@@ -78,8 +78,8 @@ def open_collection(args, settings: TextSettings = TextSettings()):
 
 def table_columns(args):
     """The table columns the options name, or None to detect them from the header."""
+    from expert_gui.core.data.formats.table import PRESETS, TableColumns, preview
     from expert_gui.core.errors import CollectionError
-    from expert_gui.core.formats.table import PRESETS, TableColumns, preview
 
     if args.preset:
         return PRESETS[args.preset]

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from expert_gui.cli import COMMANDS
 from expert_gui.cli.stats import add_collection_arguments, table_columns
-from expert_gui.core.text import NUMBER_RULES, TextSettings
+from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 
 # Command-line option -> TrainSettings field, for the options that map one to one.
 TRAIN_OPTIONS = {
@@ -24,8 +24,8 @@ TRAIN_OPTIONS = {
 
 
 def register(sub):
-    from expert_gui.core.heldout import HeldOutSettings
-    from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
+    from expert_gui.core.evaluation.heldout import HeldOutSettings
+    from expert_gui.core.train.settings import DEVICES, OPTIMIZERS, TrainSettings
 
     d = TrainSettings()
     p = sub.add_parser("train", help=COMMANDS["train"],
@@ -84,7 +84,7 @@ def register(sub):
 def _settings(args):
     """TrainSettings and TextSettings: the checkpoint's when resuming, else the defaults; then
     every option given on the command line."""
-    from expert_gui.core.training import TrainSettings, checkpoint_settings
+    from expert_gui.core.train.trainer import TrainSettings, checkpoint_settings
 
     train, text = checkpoint_settings(args.out) if args.resume else (TrainSettings(),
                                                                      TextSettings())
@@ -106,13 +106,13 @@ def _settings(args):
 def run(args) -> int:
     from tqdm import tqdm
 
-    from expert_gui.core.calibration import train_and_calibrate
-    from expert_gui.core.embeddings import load_word_vectors
+    from expert_gui.core.data.loading import load_collection
     from expert_gui.core.errors import TrainingError
-    from expert_gui.core.heldout import HeldOutSettings, hold_out
-    from expert_gui.core.loading import load_collection
-    from expert_gui.core.storage import check_model_folder
-    from expert_gui.core.training import select_device
+    from expert_gui.core.evaluation.calibration import train_and_calibrate
+    from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
+    from expert_gui.core.store.storage import check_model_folder
+    from expert_gui.core.train.embeddings import load_word_vectors
+    from expert_gui.core.train.trainer import select_device
 
     settings, text = _settings(args)
     check_model_folder(args.out)  # before the collection loads: a bad --out is told at once

@@ -9,16 +9,10 @@ import traceback
 from pathlib import Path
 
 from expert_gui import APP_NAME, ORGANIZATION, __version__
-from expert_gui.assets import icon_files, resource_path
+from expert_gui.assets import icon_files
 from expert_gui.core.paths import log_dir
 from expert_gui.desktop_entry import DESKTOP_FILE
 from expert_gui.gui.dialogs import LOG_FILE_NAME
-
-
-def demo_collection_path() -> Path | None:
-    """The demo collection shipped in `resources/demo` (in a checkout, or inside the package)."""
-    path = resource_path("demo")
-    return path if path is not None and (path / "documents.tsv").is_file() else None
 
 
 def setup_logging() -> Path:

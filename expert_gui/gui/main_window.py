@@ -21,10 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from expert_gui.core.model_folders import partial_text
+from expert_gui import APP_NAME
+from expert_gui.assets import demo_collection_path
 from expert_gui.core.paths import config_dir, log_dir
+from expert_gui.core.store.model_folders import partial_text
 from expert_gui.gui.about import AboutDialog
-from expert_gui.gui.app import APP_NAME, demo_collection_path
 from expert_gui.gui.panels.collection import CollectionPanel
 from expert_gui.gui.panels.comparison import ComparisonPanel
 from expert_gui.gui.panels.entropy import EntropyPanel

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from expert_gui.gui.app import demo_collection_path
+from expert_gui.assets import demo_collection_path
 
 WINDOW_SIZE = (1280, 800)
 # A model that has learnt the demo's vocabulary (on the demo the paper's e = 300 and 10 epochs

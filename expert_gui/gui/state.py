@@ -13,7 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from expert_gui.core.model_folders import model_fits
+from expert_gui.core.store.model_folders import model_fits
 from expert_gui.gui.workers import TaskRunner
 
 

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from expert_gui.core.formats.folder import DOCUMENT_FILES
-from expert_gui.core.formats.table import PRESETS, TableColumns, TablePreview, is_table_file
-from expert_gui.core.formats.table import preview as preview_table
+from expert_gui.core.data.formats.folder import DOCUMENT_FILES
+from expert_gui.core.data.formats.table import PRESETS, TableColumns, TablePreview, is_table_file
+from expert_gui.core.data.formats.table import preview as preview_table
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.widgets import fill_table, make_table
 

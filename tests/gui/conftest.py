@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from gui_helpers import GUI_COLLECTION, random_model
 
-from expert_gui.core.loading import load_collection
+from expert_gui.core.data.loading import load_collection
 
 
 @pytest.fixture

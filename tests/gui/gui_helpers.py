@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from expert_gui.core.model import LogLinearModel
+from expert_gui.core.model.loglinear import LogLinearModel
 
 GUI_COLLECTION = Path(__file__).parent.parent / "fixtures" / "gui_collection"
 # Another collection: other people and words (4 people, no topics).
@@ -35,7 +35,7 @@ def save_random_model(collection, name: str, mtime: float | None = None, **kwarg
     import os
 
     from expert_gui.core.paths import models_dir
-    from expert_gui.core.storage import save_model
+    from expert_gui.core.store.storage import save_model
 
     folder = save_model(random_model(collection, **kwargs), models_dir() / name)
     if mtime is not None:

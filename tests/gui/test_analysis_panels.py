@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-from expert_gui.core.rankers import make_ranker
+from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.panels.comparison import ComparisonPanel
 from expert_gui.gui.panels.entropy import EntropyPanel, topic_entropies
 from expert_gui.gui.panels.neighbours import NeighboursPanel, project_words
@@ -17,8 +17,8 @@ pytestmark = pytest.mark.gui
 
 @pytest.fixture
 def state(collection, model, collection_path):
+    from expert_gui.core.data.topics import read_topics
     from expert_gui.core.evaluation.qrels import read_qrels
-    from expert_gui.core.topics import read_topics
 
     s = AppState()
     s.set_collection(collection, collection_path)
@@ -143,8 +143,8 @@ def test_tsne_map_places_every_drawn_word(model):
 
 def test_comparison_says_which_method_works_best_on_the_held_out_documents(qtbot, state,
                                                                             collection):
-    from expert_gui.core.calibration import train_with_held_out
-    from expert_gui.core.training import TrainSettings
+    from expert_gui.core.evaluation.calibration import train_with_held_out
+    from expert_gui.core.train.trainer import TrainSettings
 
     panel = ComparisonPanel(state)
     qtbot.addWidget(panel)

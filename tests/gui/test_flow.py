@@ -5,7 +5,7 @@ import pytest
 from gui_helpers import GUI_COLLECTION
 from PySide6.QtGui import QImage
 
-from expert_gui.gui.app import demo_collection_path
+from expert_gui.assets import demo_collection_path
 from expert_gui.gui.screenshots import FILES, prepare, save_panels
 
 pytestmark = pytest.mark.gui

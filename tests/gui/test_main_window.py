@@ -116,7 +116,7 @@ def test_an_exception_in_a_slot_becomes_a_dialog_and_a_log_line(qtbot, window, m
 
 
 def test_first_launch_opens_the_demo_collection(qtbot):
-    from expert_gui.gui.app import demo_collection_path
+    from expert_gui.assets import demo_collection_path
 
     demo = demo_collection_path()
     if demo is None:

@@ -15,7 +15,7 @@ from gui_helpers import (
     set_training,
 )
 
-from expert_gui.core.loading import load_collection
+from expert_gui.core.data.loading import load_collection
 from expert_gui.gui.main_window import MainWindow, settings
 from expert_gui.gui.panels.training import form_defaults
 

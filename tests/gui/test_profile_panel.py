@@ -9,10 +9,10 @@ from gui_helpers import open_collection
 from PySide6.QtCore import Qt
 from rankers_helpers import random_model
 
-from expert_gui.core.loading import load_collection
-from expert_gui.core.profile import Profiler
-from expert_gui.core.timeline import documents_about
-from expert_gui.core.topics import read_topics
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.data.topics import read_topics
+from expert_gui.core.explore.profile import Profiler
+from expert_gui.core.explore.timeline import documents_about
 from expert_gui.gui.panels.profile import ProfilePanel
 from expert_gui.gui.state import AppState
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from expert_gui.core.rankers import make_ranker
-from expert_gui.core.ranking import normalized_entropy
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.ranking import normalized_entropy
 from expert_gui.gui.panels.query import QueryPanel
 from expert_gui.gui.state import AppState
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from expert_gui.core.collection import Collection
+from expert_gui.core.data.collection import Collection
 from expert_gui.gui.main_window import fit_rect
 from expert_gui.gui.panels import query as query_module
 from expert_gui.gui.panels.neighbours import NeighboursPanel

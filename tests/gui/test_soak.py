@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from expert_gui.core.evaluation.tables import TABLE2_METHODS
-from expert_gui.core.model_folders import is_partial
+from expert_gui.core.store.model_folders import is_partial
 
 # About two minutes on two idle cores; a loaded machine needs longer.
 pytestmark = [pytest.mark.gui, pytest.mark.slow, pytest.mark.timeout(1800)]

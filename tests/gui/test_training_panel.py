@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from gui_helpers import GUI_COLLECTION, open_collection, set_training
 
-from expert_gui.core.training import TrainSettings
+from expert_gui.core.train.trainer import TrainSettings
 from expert_gui.gui.panels.training import (
     GUI_DEFAULTS,
     SMOOTHING,

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from expert_gui.core.evaluation.measures import PerTopic, measure_run
 from expert_gui.core.evaluation.qrels import Qrels
 from expert_gui.core.evaluation.runs import run_from_rankings
-from expert_gui.core.ranking import Ranker, Ranking
+from expert_gui.core.rankers.ranking import Ranker, Ranking
 
 
 class Stopped(Exception):

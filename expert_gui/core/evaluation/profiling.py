@@ -16,7 +16,7 @@ from expert_gui.core.evaluation.measures import PerTopic, measure_run
 from expert_gui.core.evaluation.qrels import Qrels
 from expert_gui.core.evaluation.runs import Run
 from expert_gui.core.evaluation.significance import randomization_test
-from expert_gui.core.profile import TopicScores
+from expert_gui.core.explore.profile import TopicScores
 
 
 def invert_qrels(qrels: Qrels, topics: Sequence[str] | None = None) -> Qrels:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from expert_gui.core.data.inputs import read_regular
 from expert_gui.core.errors import TopicsError
-from expert_gui.core.inputs import read_regular
 
 Qrels = dict[str, dict[str, int]]
 """topic id -> person id -> relevance grade (0 = judged not relevant)."""

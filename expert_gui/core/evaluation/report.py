@@ -8,15 +8,12 @@ import platform
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from expert_gui import __version__
 from expert_gui.core.evaluation.measures import LABELS, MEASURES
+from expert_gui.core.evaluation.results import ExperimentResult
 from expert_gui.core.evaluation.significance import mark
 from expert_gui.core.evaluation.tables import DIGITS, label, to_markdown
-
-if TYPE_CHECKING:
-    from expert_gui.core.evaluation.experiment import ExperimentResult
 
 
 def versions() -> dict[str, str]:

@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 from expert_gui.core.errors import QueryError, TopicsError
 from expert_gui.core.evaluation.qrels import text_lines
-from expert_gui.core.ranking import Ranking
+from expert_gui.core.rankers.ranking import Ranking
 
 Run = dict[str, dict[str, float]]
 """topic id -> person id -> score, the form ir-measures takes."""

@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
-from expert_gui.core.collection import Collection
+from expert_gui.core.data.collection import Collection
 from expert_gui.core.evaluation.evaluate import check_stop, evaluate, part_progress
 from expert_gui.core.evaluation.qrels import Qrels
-from expert_gui.core.model import LogLinearModel
-from expert_gui.core.rankers import make_ranker
-from expert_gui.core.training import TrainSettings, train
+from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.train.trainer import TrainSettings, train
 
 Curve = dict[int, dict[str, float]]
 """x (window n or k) -> measure -> mean over the judged topics."""

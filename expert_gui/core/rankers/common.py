@@ -8,10 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from expert_gui.core.collection import Collection
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.text import Tokenizer, Vocabulary
 from expert_gui.core.errors import QueryError
-from expert_gui.core.ranking import Ranker, Ranking, order_by_score
-from expert_gui.core.text import Tokenizer, Vocabulary
+from expert_gui.core.rankers.ranking import Ranker, Ranking, order_by_score
 
 
 def encode_query(tokenizer: Tokenizer, vocab: Vocabulary, query: str

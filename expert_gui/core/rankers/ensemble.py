@@ -15,9 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers import FUSIONS
 from expert_gui.core.rankers.common import member_maps, merged_words, no_known_words, ranked
-from expert_gui.core.ranking import Ranker, Ranking
+from expert_gui.core.rankers.names import FUSIONS
+from expert_gui.core.rankers.ranking import Ranker, Ranking
 
 
 class EnsembleRanker:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from expert_gui.core.model import LogLinearModel
-from expert_gui.core.neighbours import nearest_words
+from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.model.neighbours import nearest_words
 from expert_gui.core.rankers.common import no_known_words, ranked
 from expert_gui.core.rankers.language_models import Model1
-from expert_gui.core.ranking import Ranking
+from expert_gui.core.rankers.ranking import Ranking
 
 
 class ExpandedModel1:

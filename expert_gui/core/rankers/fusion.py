@@ -1,5 +1,5 @@
 """`auto`: the log-linear model, Model 2 (jm) and Model 1 (d) fused with weights calibrated on the
-collection's own held-out documents (core/heldout.py).
+collection's own held-out documents (core/evaluation/heldout.py).
 
 No single method is best everywhere: the log-linear model wins on short topics of a collection
 where words are shared across people (DPDK), the profile language model on whole abstracts, and
@@ -24,9 +24,8 @@ import numpy as np
 
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.common import member_maps, merged_words, no_known_words, ranked
-from expert_gui.core.ranking import Ranker, Ranking
+from expert_gui.core.rankers.ranking import Ranker, Ranking
 
-MEMBERS = ("loglinear", "model2-jm", "model1-d")
 GRID_STEPS = 20
 
 

@@ -31,7 +31,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse import diags
 
-from expert_gui.core.collection import Collection
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.text import Tokenizer
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.common import (
     encode_query,
@@ -39,8 +40,7 @@ from expert_gui.core.rankers.common import (
     ranked,
     term_document_matrix,
 )
-from expert_gui.core.ranking import Ranking
-from expert_gui.core.text import Tokenizer
+from expert_gui.core.rankers.ranking import Ranking
 
 SMOOTHINGS = ("jm", "dirichlet")
 BETA_FROM = ("profiles", "documents")

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_softmax
 
-from expert_gui.core.collection import Collection
+from expert_gui.core.data.collection import Collection
 from expert_gui.core.errors import QueryError
-from expert_gui.core.model import LogLinearModel
-from expert_gui.core.rankers import AGGREGATIONS
+from expert_gui.core.model.loglinear import LogLinearModel
 from expert_gui.core.rankers.common import no_known_words, ranked
-from expert_gui.core.ranking import Ranking, normalized_entropy
+from expert_gui.core.rankers.names import AGGREGATIONS
+from expert_gui.core.rankers.ranking import Ranking, normalized_entropy
 
 
 @dataclass(frozen=True)

@@ -13,15 +13,15 @@ from scipy.sparse import csr_matrix
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfTransformer
 
-from expert_gui.core.collection import Collection
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.text import Tokenizer
 from expert_gui.core.rankers.common import (
     encode_query,
     no_known_words,
     ranked,
     term_document_matrix,
 )
-from expert_gui.core.ranking import Ranking
-from expert_gui.core.text import Tokenizer
+from expert_gui.core.rankers.ranking import Ranking
 
 
 class TfidfRanker:

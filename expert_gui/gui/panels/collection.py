@@ -27,11 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.data.formats.reading import LoadProgress
+from expert_gui.core.data.formats.table import TableColumns
+from expert_gui.core.data.loading import collection_path, load_collection
+from expert_gui.core.data.topics import read_topics
 from expert_gui.core.evaluation.qrels import read_qrels
-from expert_gui.core.formats.reading import LoadProgress
-from expert_gui.core.formats.table import TableColumns
-from expert_gui.core.loading import collection_path, load_collection
-from expert_gui.core.topics import read_topics
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.table_columns import choose_table_columns, needs_columns

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from expert_gui.core.calibration import held_out_measures, index_for
 from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.analysis import APDifference, ap_difference
+from expert_gui.core.evaluation.calibration import held_out_measures, index_for
 from expert_gui.core.evaluation.evaluate import Stopped, evaluate
 from expert_gui.core.evaluation.measures import LABELS, evaluated_topics
 from expert_gui.core.evaluation.tables import (
@@ -38,7 +38,7 @@ from expert_gui.core.evaluation.tables import (
     label,
     weights_text,
 )
-from expert_gui.core.rankers import make_ranker
+from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (

@@ -24,7 +24,7 @@ from expert_gui.core.evaluation.analysis import EntropyFit, entropy_vs_ap
 from expert_gui.core.evaluation.evaluate import Stopped, check_stop
 from expert_gui.core.evaluation.measures import evaluated_topics, measure_run
 from expert_gui.core.evaluation.runs import run_from_rankings
-from expert_gui.core.rankers import make_ranker
+from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import boxed, make_plot, set_placeholder

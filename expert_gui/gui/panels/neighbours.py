@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from expert_gui.core.neighbours import METRICS, nearest_words
-from expert_gui.core.text import PAD_ID
+from expert_gui.core.data.text import PAD_ID
+from expert_gui.core.model.neighbours import METRICS, nearest_words
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import boxed, fill_table, item, make_table, set_placeholder

@@ -1,4 +1,4 @@
-"""Profile panel: what a person knows and who works on the same (core/profile.py).
+"""Profile panel: what a person knows and who works on the same (core/explore/profile.py).
 
 The words that characterise them (double-click: query with it), the topics of the open topic set
 they rank highest in (double-click: query with the topic), the people with the closest candidate
@@ -33,11 +33,17 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.errors import UnknownPersonError
-from expert_gui.core.people_map import PROJECTIONS, PeopleMap, map_people
-from expert_gui.core.profile import WORD_SCORE_LABELS, WORD_SCORES, Profile, Profiler, score_topics
-from expert_gui.core.projector import export_embeddings
-from expert_gui.core.rankers import make_ranker
-from expert_gui.core.timeline import PERIODS
+from expert_gui.core.explore.people_map import PROJECTIONS, PeopleMap, map_people
+from expert_gui.core.explore.profile import (
+    WORD_SCORE_LABELS,
+    WORD_SCORES,
+    Profile,
+    Profiler,
+    score_topics,
+)
+from expert_gui.core.explore.projector import export_embeddings
+from expert_gui.core.explore.timeline import PERIODS
+from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import boxed, fill_table, item, make_plot, make_table

@@ -27,18 +27,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from expert_gui.core.calibration import index_for
+from expert_gui.core.evaluation.calibration import index_for
 from expert_gui.core.evaluation.runs import write_run
 from expert_gui.core.evaluation.tables import label, weights_text
-from expert_gui.core.model_folders import (
+from expert_gui.core.paths import models_dir
+from expert_gui.core.rankers.loglinear import LogLinearRanker, supporting_documents
+from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.store.model_folders import (
     COMPLETE,
     PARTIAL,
     list_model_folders,
     partial_text,
 )
-from expert_gui.core.paths import models_dir
-from expert_gui.core.rankers import METHODS, make_ranker
-from expert_gui.core.rankers.loglinear import LogLinearRanker, supporting_documents
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (

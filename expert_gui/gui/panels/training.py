@@ -39,7 +39,8 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.errors import ModelFileError
-from expert_gui.core.model_folders import (
+from expert_gui.core.paths import models_dir
+from expert_gui.core.store.model_folders import (
     DAMAGED,
     INTERRUPTED,
     ModelFolder,
@@ -47,9 +48,8 @@ from expert_gui.core.model_folders import (
     partial_text,
     read_model_folder,
 )
-from expert_gui.core.paths import models_dir
-from expert_gui.core.storage import load_model
-from expert_gui.core.train_settings import DEVICES, OPTIMIZERS, TrainSettings
+from expert_gui.core.store.storage import load_model
+from expert_gui.core.train.settings import DEVICES, OPTIMIZERS, TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
@@ -677,7 +677,7 @@ class TrainingPanel(QWidget):
         set_placeholder(self.plot, "Preparing the training instances…")
         try:
             self._task = self.state.runner.start(
-                "training", "expert_gui.core.calibration:train_with_held_out", collection,
+                "training", "expert_gui.core.evaluation.calibration:train_with_held_out", collection,
                 settings, out_dir=folder, resume=resume,
                 pausable=True, on_progress=self._on_progress, on_success=self._on_trained,
                 on_failure=self._on_failed)

@@ -1,0 +1,136 @@
+"""The on-disk cache of a loaded collection: .npy arrays and one JSON file, no pickle.
+
+The file `xxh3` holds a hash of all the others, so a damaged cache is caught on opening, and
+everything is checked before use, as strictly as a model file: the hash, the JSON's schema, and
+each array's type, shape and bounds (an offset past the end, a person index out of range), so a
+damaged cache raises CollectionError instead of misleading the trainer (a cache written before
+documents had dates is refused too, and read again). A cache is written under a temporary name
+and renamed, so a crash leaves either the old cache or none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import xxhash
+
+from expert_gui.core import schema
+from expert_gui.core.data.inputs import hash_into, read_regular
+from expert_gui.core.data.text import check_text_settings
+from expert_gui.core.errors import CollectionError
+
+# The collection's arrays, memory-mapped when read; beside them `vocab_counts.npy` and, for a
+# collection with dates, `doc_dates.npy`.
+ARRAYS = ("assoc_indptr", "assoc_people", "tokens", "doc_offsets", "text_bytes", "text_offsets")
+_FILES = (*(f"{name}.npy" for name in ARRAYS), "vocab_counts.npy")
+_DAYS = np.dtype("datetime64[D]")
+
+
+def write(folder: str | Path, arrays: dict[str, np.ndarray], meta: dict) -> None:
+    """Write `arrays` (ARRAYS, `vocab_counts`, optionally `doc_dates`) and `meta` to `folder`."""
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+    for name, values in arrays.items():
+        np.save(tmp / f"{name}.npy", values, allow_pickle=False)
+    (tmp / "collection.json").write_text(json.dumps(meta), encoding="utf-8")
+    (tmp / "xxh3").write_text(digest(tmp), encoding="ascii")
+    if folder.exists():
+        old = folder.with_name(folder.name + ".old")
+        os.replace(folder, old)
+        os.replace(tmp, folder)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, folder)
+
+
+def read(folder: str | Path) -> tuple[dict[str, np.ndarray], dict]:
+    """The arrays and the JSON of a cache written by `write`, every one checked."""
+    folder = Path(folder)
+    path = folder / "collection.json"
+    if read_regular(folder / "xxh3", CollectionError) != digest(folder).encode():
+        raise CollectionError(folder, None, "the cache does not match its hash (damaged)")
+    try:
+        meta = schema.parse(read_regular(path, CollectionError))
+        schema.obj(_KEYS)(meta, "")
+    except (schema.SchemaError, ValueError) as exc:
+        raise CollectionError(path, None, f"not a valid collection cache: {exc}") from None
+    try:
+        arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+                  for name in ARRAYS}
+        arrays["vocab_counts"] = np.load(folder / "vocab_counts.npy", allow_pickle=False)
+        if meta["dates"]:
+            arrays["doc_dates"] = np.load(folder / "doc_dates.npy", allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise CollectionError(folder, None, f"not a valid collection cache: {exc}") from None
+    _check_arrays(arrays, meta, folder)
+    return arrays, meta
+
+
+def digest(folder: Path) -> str:
+    """XXH3 of every file of a cache (the file `xxh3` holds it), in a fixed order."""
+    h = xxhash.xxh3_128()
+    dates = ("doc_dates.npy",) if (folder / "doc_dates.npy").exists() else ()
+    for name in (*_FILES, *dates, "collection.json"):
+        h.update(name.encode())
+        hash_into(h, folder / name, CollectionError)
+    return h.hexdigest()
+
+
+def _boolean(value, where: str) -> None:
+    if not isinstance(value, bool):
+        raise schema.SchemaError(where, "expected true or false")
+
+
+def _keys() -> dict:
+    text = schema.list_of(schema.string)
+    problem = schema.obj({"kind": schema.string, "file": schema.string,
+                          "line": schema.optional(schema.integer(0)), "message": schema.string})
+    report = schema.obj({"format": schema.string, "files": text,
+                         "counts": schema.obj({}, other=schema.integer(0)),
+                         "problems": schema.list_of(problem)})
+    unique = schema.list_of(schema.string, unique=True)
+    return {"name": schema.string, "source": schema.string, "fingerprint": schema.string,
+            "doc_ids": unique, "person_ids": unique, "person_names": text,
+            "vocab": schema.list_of(schema.nonempty_string, unique=True, min_length=1),
+            "settings": check_text_settings, "report": report, "dates": _boolean}
+
+
+_KEYS = _keys()
+
+
+def _check_arrays(arrays: dict, meta: dict, folder: Path) -> None:
+    """Types, shapes and bounds of a cache's arrays, against its JSON and against each other."""
+    n_docs, n_people, n_words = len(meta["doc_ids"]), len(meta["person_ids"]), len(meta["vocab"])
+
+    def bad(name: str, message: str):
+        raise CollectionError(folder / f"{name}.npy", None, f"not a valid collection cache: "
+                                                            f"{message}")
+
+    kinds = {"assoc_indptr": "i", "assoc_people": "i", "tokens": "u", "doc_offsets": "i",
+             "text_bytes": "u", "text_offsets": "i"}
+    for name, kind in kinds.items():
+        a = arrays[name]
+        if a.ndim != 1 or a.dtype.kind != kind:
+            bad(name, f"expected a 1-D array of kind {kind!r}, found {a.dtype} {a.shape}")
+    if len(meta["person_names"]) != n_people:
+        bad("assoc_people", "people ids and names differ in number")
+    for name, end in (("doc_offsets", len(arrays["tokens"])),
+                      ("assoc_indptr", len(arrays["assoc_people"])),
+                      ("text_offsets", len(arrays["text_bytes"]))):
+        offsets = arrays[name]
+        if len(offsets) != n_docs + 1 or offsets[0] != 0 or offsets[-1] != end or \
+                (n_docs and np.diff(offsets).min() < 0):
+            bad(name, f"expected {n_docs + 1} non-decreasing offsets from 0 to {end}")
+    for name, limit in (("assoc_people", n_people), ("tokens", n_words)):
+        values = arrays[name]
+        if len(values) and (int(values.min()) < 0 or int(values.max()) >= limit):
+            bad(name, f"expected indices below {limit}")
+    dates = arrays.get("doc_dates")
+    if dates is not None and (dates.dtype != _DAYS or dates.shape != (n_docs,)):
+        bad("doc_dates", f"expected {n_docs} days, found {dates.dtype} {dates.shape}")

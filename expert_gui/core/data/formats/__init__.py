@@ -1,0 +1,39 @@
+"""The collection formats, one module each, and the detection that picks one for a path.
+
+Every format module has `NAME`, `looks_like(path)`, `sources(path, associations, people)` (the
+strings that identify its input for the cache) and `read(path, builder, *, associations, people,
+progress)`, which streams records into a `CollectionBuilder`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+from expert_gui.core.data.formats import bibtex, folder, gitlog, plaintext, ris, table, trec
+from expert_gui.core.errors import CollectionError
+
+# Detection order: the most specific layouts first; a plain folder of text files is the fallback.
+FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (folder, gitlog, trec, bibtex, ris, table,
+                                                     plaintext)}
+
+
+def detect_format(path: Path) -> str:
+    """The format of a collection path, by file names and content."""
+    if not path.exists():
+        raise CollectionError(path, None, "no such file or folder")
+    for name, module in FORMATS.items():
+        if module.looks_like(path):
+            return name
+    raise CollectionError(path, None, "cannot tell the collection format: expected a folder, a "
+                                      "TREC file, a .bib or .ris file, a table (.csv, .tsv, "
+                                      ".xlsx) with text and authors columns, or a git "
+                                      "repository", cli_hint="--format " + "|".join(FORMATS))
+
+
+def reader(name: str, path: Path) -> ModuleType:
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise CollectionError(path, None, f"unknown format {name!r}; expected one of "
+                                          + ", ".join(FORMATS)) from None

@@ -1,0 +1,168 @@
+"""Rows of tab- or comma-separated files: lines split at the delimiter, with CSV-style quoting
+where, and only where, it is valid.
+
+A field that opens with `"` is a quoted field when it closes as CSV quoting does (a `"` followed
+by the delimiter or the end of the line, inner quotes doubled); it may then hold delimiters and
+line breaks. Otherwise its quotes are text and the line is read as it stands: a title that begins
+with a quote never swallows the records after it. Every record that spans lines, every field
+read with its quotes, and every record with more fields than the first one is reported with its
+line, so nothing is merged or dropped silently.
+
+A header row is recognised by its column names; without one, columns are taken by position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from expert_gui.core.data.formats.reading import UNREADABLE, Progress, TextFile
+from expert_gui.core.data.report import LoadReport
+
+# Accepted header names for each role, first match wins.
+DOC_ID_COLUMNS = ("doc_id", "docid", "docno", "document_id", "document", "id")
+PERSON_ID_COLUMNS = ("person_id", "person", "author_id", "author", "candidate", "expert", "id")
+NAME_COLUMNS = ("name", "display_name", "full_name")
+TEXT_COLUMNS = ("title", "text", "abstract", "keywords", "body", "content")
+PEOPLE_COLUMNS = ("people", "authors", "person_ids")
+DATE_COLUMNS = ("date", "year", "timestamp")
+
+_QUOTE = '"'
+_LINE_ENDS = "\r\n"
+
+
+def delimiter_of(path: Path) -> str:
+    return "," if path.name.removesuffix(".gz").endswith(".csv") else "\t"
+
+
+def read_rows(path: Path, report: LoadReport,
+              progress: Progress) -> Iterator[tuple[int, list[str]]]:
+    """(line where the record starts, fields) for every non-blank record of the file."""
+    with TextFile(path, report, progress) as f:
+        lines = _NumberedLines(f)
+        try:
+            yield from _records(lines, delimiter_of(path), path, report)
+        except UNREADABLE as exc:
+            raise f.unreadable(lines.last + 1, exc) from exc
+
+
+def find_column(header: list[str], names: tuple[str, ...]) -> int | None:
+    """Index of the first header cell (case-insensitive) that is one of `names`, by their order."""
+    cells = [h.strip().lower() for h in header]
+    for name in names:
+        if name in cells:
+            return cells.index(name)
+    return None
+
+
+class _NumberedLines:
+    """Lines with their numbers, a pushback for lines a failed quoted field looked ahead at,
+    and progress ticks."""
+
+    def __init__(self, file: TextFile):
+        self._file = file
+        self._lines = file.text
+        self._back: list[tuple[int, str]] = []
+        self.last = 0
+
+    def next(self) -> tuple[int, str] | None:
+        if self._back:
+            return self._back.pop()
+        text = next(self._lines, None)
+        if text is None:
+            return None
+        self.last += 1
+        if self.last & 1023 == 0:
+            self._file.tick()
+        return self.last, text
+
+    def push_back(self, lines: list[tuple[int, str]]) -> None:
+        self._back.extend(reversed(lines))
+
+
+def _records(lines: _NumberedLines, delimiter: str, path, report: LoadReport):
+    """(first line, fields) of each record; see the module's docstring for the rules."""
+    width = None  # the first record's number of fields
+    single_line_until = 0  # lines a failed quoted field looked at: never opened again, so linear
+    while (item := lines.next()) is not None:
+        number, text = item
+        if _QUOTE not in text:
+            row = text.rstrip(_LINE_ENDS).split(delimiter)
+        else:
+            row, taken = _quoted_record(number, text, lines, delimiter, width,
+                                        allow_span=number > single_line_until)
+            if row is None:  # no valid quoting: the line as it stands, quotes as text
+                single_line_until = max(single_line_until, taken)
+                row = text.rstrip(_LINE_ENDS).split(delimiter)
+                report.add("quotes-as-text", path, number,
+                           "a field opens with a quote that does not close as CSV quoting; "
+                           "the line was read as it stands, quotes included")
+            elif taken > number:
+                report.add("multi-line-record", path, number,
+                           f"a quoted field runs from line {number} to line {taken}; the "
+                           "record was read as one (check that it swallowed no other record)")
+        if len(row) == 1 and not row[0].strip():
+            continue
+        if width is None:
+            width = len(row)
+        elif len(row) > width:
+            report.add("field-count", path, number,
+                       f"{len(row)} fields where the first record has {width}; the extra "
+                       "fields are ignored")
+        yield number, row
+
+
+def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str,
+                   width: int | None, allow_span: bool) -> tuple[list[str] | None, int]:
+    """The fields of a record whose first line holds a quote, and the last line it took.
+
+    None when its quoting is not valid CSV quoting (the lines it looked ahead at are pushed
+    back). A quoted field may run over several lines only when `allow_span`, and the record then
+    must not have more fields than the first record had.
+    """
+    fields: list[str] = []
+    taken = [(number, text)]
+    pos = 0
+    while True:
+        if text.startswith(_QUOTE, pos):  # a quoted field
+            parts = []
+            pos += 1
+            while True:
+                q = text.find(_QUOTE, pos)
+                if q < 0:  # runs on to the next line
+                    parts.append(text[pos:])
+                    item = lines.next() if allow_span else None
+                    if item is None or (width is not None and len(fields) >= width):
+                        if item is not None:
+                            taken.append(item)
+                        lines.push_back(taken[1:])
+                        return None, taken[-1][0]
+                    taken.append(item)
+                    text, pos = item[1], 0
+                    continue
+                parts.append(text[pos:q])
+                after = text[q + 1:q + 2]
+                if after == _QUOTE:
+                    parts.append(_QUOTE)
+                    pos = q + 2
+                    continue
+                if after == delimiter or after in ("", "\r", "\n"):
+                    break
+                lines.push_back(taken[1:])
+                return None, taken[-1][0]
+            fields.append("".join(parts))
+            pos = q + 1
+            if after != delimiter:
+                break
+            pos += 1
+        else:  # a plain field, quotes inside it are text
+            end = text.find(delimiter, pos)
+            if end < 0:
+                fields.append(text[pos:].rstrip(_LINE_ENDS))
+                break
+            fields.append(text[pos:end])
+            pos = end + 1
+    if len(taken) > 1 and width is not None and len(fields) > width:
+        lines.push_back(taken[1:])
+        return None, taken[-1][0]
+    return fields, taken[-1][0]

@@ -1,0 +1,227 @@
+"""What every format reader shares: UTF-8 lines with their numbers, progress, and the stop flag.
+
+Files are streamed, so a large collection is never held whole. Bytes that are not valid UTF-8
+become U+FFFD and every line that held some is reported with its file and line, never dropped.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import os
+import stat
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from expert_gui.core.data.inputs import content_hash, kind_of, open_regular
+from expert_gui.core.data.report import LoadReport
+from expert_gui.core.errors import CollectionError
+
+# Seconds between two progress events; the stop flag is asked as often.
+_EVENT_INTERVAL = 0.1
+
+# Decoding errors: U+FFFD in place of the bad bytes, counted per thread so a reader can tell
+# whether a file had any without looking at every line.
+_COUNTING_REPLACE = "expert_gui.count_and_replace"
+_bad_bytes = threading.local()
+
+
+def _count_and_replace(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _bad_bytes.count = _bad_bytes_seen() + 1
+    return "\ufffd", exc.end
+
+
+def _bad_bytes_seen() -> int:
+    return getattr(_bad_bytes, "count", 0)
+
+
+codecs.register_error(_COUNTING_REPLACE, _count_and_replace)
+
+
+class LoadProgress(NamedTuple):
+    """One progress event of a load: `done` of `total` units (bytes, or commits for git)."""
+
+    done: int
+    total: int
+    message: str
+
+
+class Stop(Exception):
+    """Raised inside a load when `should_stop()` says so; `load_collection` returns None."""
+
+
+class Progress:
+    """Rate-limited progress events and the stop check for one load."""
+
+    def __init__(self, callback: Callable[[LoadProgress], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None):
+        self._callback = callback
+        self._should_stop = should_stop
+        self.total = 0
+        self.done = 0
+        self._last = 0.0
+
+    def advance(self, n: int, message: str) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self._last >= _EVENT_INTERVAL:
+            self._last = now
+            self.event(message)
+
+    def event(self, message: str) -> None:
+        """Send an event now, and stop if asked to."""
+        if self._should_stop is not None and self._should_stop():
+            raise Stop
+        if self._callback is not None:
+            self._callback(LoadProgress(self.done, self.total, message))
+
+
+def present(docs: list[Path], *others: Path | None) -> list[Path]:
+    """The documents and whichever of the other input files exist, in reading order."""
+    return [*docs, *(f for f in others if f is not None)]
+
+
+def file_state(path: Path) -> str:
+    """What identifies a file for the cache: its path and a hash of its content."""
+    return f"{path.resolve()}\t{content_hash(path, CollectionError)}"
+
+
+def own_authors_file(path: Path, associations: Path | None, people: Path | None, kind: str,
+                     suffix: str) -> None:
+    """Refuse what does not apply to one file whose records name their own authors (a .bib or
+    .ris file): a folder, and --associations or --people."""
+    if path.is_dir():
+        raise CollectionError(path, None, f"expected a {suffix} file, not a folder")
+    if associations is not None or people is not None:
+        raise CollectionError(path, None, f"a {kind} file names its own authors; "
+                                          "--associations and --people do not apply")
+
+
+# What reading a file that is not what it claims raises (a cut or corrupt gzip stream, ...).
+UNREADABLE = (OSError, EOFError, zlib.error)
+
+
+class TextFile:
+    """A plain or gzipped UTF-8 file opened as text for streaming, as a context manager.
+
+    Lines end at \\n, \\r\\n or \\r (the csv module's rule). Bytes that are not valid UTF-8 become
+    U+FFFD; when the file had any, leaving the context reads it once more as bytes to report each
+    such line, so valid files pay nothing. `tick()` sends a progress event now and then.
+    """
+
+    def __init__(self, path: Path, report: LoadReport, progress: Progress):
+        self.path = path
+        self._report = report
+        self._progress = progress
+        self._label = f"reading {path.name}"
+
+    def __enter__(self) -> TextFile:
+        self._raw = open_regular(self.path, CollectionError)
+        stream = gzip.GzipFile(fileobj=self._raw) if self.path.name.endswith(".gz") else self._raw
+        self.text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors=_COUNTING_REPLACE,
+                                     newline="")
+        self._bad_before = _bad_bytes_seen()
+        self._done = 0
+        return self
+
+    def tick(self) -> None:
+        pos = self._raw.tell()
+        self._progress.advance(pos - self._done, self._label)
+        self._done = pos
+
+    def __exit__(self, kind, exc, tb) -> None:
+        size = os.fstat(self._raw.fileno()).st_size
+        self.text.close()
+        if kind is None:
+            self._progress.advance(size - self._done, self._label)
+            if _bad_bytes_seen() != self._bad_before:
+                self._report_bad_lines()
+
+    def unreadable(self, line: int, exc: Exception) -> CollectionError:
+        """The error for a file that stops making sense at `line` (cut short, not gzip, ...)."""
+        return CollectionError(self.path, line, f"expected a readable text file: {exc}")
+
+    def _report_bad_lines(self) -> None:
+        with open_regular(self.path, CollectionError) as raw, \
+                (gzip.GzipFile(fileobj=raw) if self.path.name.endswith(".gz") else raw) as f:
+            _report_invalid_lines((line for chunk in f for line in chunk.splitlines() or [b""]),
+                                  self.path, self._report)
+
+
+def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, str]]:
+    """(line number from 1, text with its line ending) for a plain or gzipped text file."""
+    with TextFile(path, report, progress) as f:
+        line_no = 0
+        try:
+            for line_no, text in enumerate(f.text, 1):  # noqa: B007 - line_no used below
+                yield line_no, text
+                if line_no & 1023 == 0:
+                    f.tick()
+        except UNREADABLE as exc:
+            raise f.unreadable(line_no + 1, exc) from exc
+
+
+def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
+    """A whole small file's bytes as text, reporting each line that is not valid UTF-8."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        _report_invalid_lines(data.splitlines(), path, report)
+        text = data.decode("utf-8", errors="replace")
+    return text.removeprefix("\ufeff")
+
+
+def _report_invalid_lines(lines: Iterable[bytes], path: Path, report: LoadReport) -> None:
+    """Report each of a file's lines (numbered from 1) that is not valid UTF-8."""
+    for line_no, line in enumerate(lines, 1):
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            report.add("invalid-utf8", path, line_no, f"bytes that are not valid UTF-8 at "
+                                                      f"column {exc.start + 1} replaced by U+FFFD")
+
+
+def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
+    """The regular files under a folder, lazily, folder by folder in sorted order.
+
+    Hidden files and folders, anything that is not a regular file (a FIFO, a device) and
+    folders that cannot be read are left out, each added to `skipped` with the reason.
+    """
+    def note(path: Path, why: str) -> None:
+        if skipped is not None:
+            skipped.append((path, why))
+
+    def unreadable(exc: OSError) -> None:
+        note(Path(exc.filename or folder), f"folder not read: {exc.strerror or exc}")
+
+    for root, dirs, files in os.walk(folder, onerror=unreadable):
+        base = Path(root)
+        for d in sorted(d for d in dirs if d.startswith(".")):
+            note(base / d, "hidden folder; not read")
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            path = base / name
+            if name.startswith("."):
+                note(path, "hidden file; not read")
+                continue
+            try:
+                mode = path.stat().st_mode
+            except OSError as exc:
+                note(path, f"not read: {exc.strerror or exc}")
+                continue
+            if stat.S_ISREG(mode):
+                yield path
+            else:
+                note(path, f"{kind_of(mode)}; not read")
+
+
+def report_skipped(report: LoadReport, skipped: list[tuple[Path, str]]) -> None:
+    for path, why in skipped:
+        report.add("skipped-file", path, None, why)

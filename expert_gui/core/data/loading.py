@@ -1,0 +1,166 @@
+"""`load_collection`: a user's files -> a `Collection`, cached on disk so reopening is instant.
+
+The cache folder is `cache_dir()/collections/<fingerprint>`, the fingerprint a hash of the input
+files (path and a hash of the content), the text settings and `LOADER_VERSION`; any change to
+one of them loads afresh. A cache is checked in full when opened and rebuilt when damaged. The
+last `CACHES_PER_PATH` caches of each path are kept. Raw text is spilled to a file while
+loading, so it is held once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from expert_gui.core.data.collection import Collection, CollectionBuilder
+from expert_gui.core.data.formats import FORMATS, detect_format, reader
+from expert_gui.core.data.formats.reading import LoadProgress, Progress, Stop
+from expert_gui.core.data.formats.table import TableColumns
+from expert_gui.core.data.inputs import require_regular
+from expert_gui.core.data.report import LoadReport
+from expert_gui.core.data.text import TextSettings, inline_stopwords
+from expert_gui.core.errors import CollectionError
+from expert_gui.core.paths import cache_dir
+
+__all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "collection_cache",
+           "collection_path"]
+
+# Bump when a reader or the builder changes what a load produces: old caches are then ignored.
+LOADER_VERSION = 3
+# Caches kept per collection path (its versions, or other text settings); older ones are removed.
+CACHES_PER_PATH = 3
+
+
+def load_collection(
+    path: str | Path,
+    *,
+    format: str | None = None,
+    associations: str | Path | None = None,
+    people: str | Path | None = None,
+    settings: TextSettings = TextSettings(),
+    columns: TableColumns | None = None,
+    use_cache: bool = True,
+    progress: Callable[[LoadProgress], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Collection | None:
+    """Read a collection in any supported format; None when `should_stop()` said stop.
+
+    `format` overrides detection (one of `FORMATS`); `associations` and `people` override the
+    files found beside the documents; `columns` says which columns of a table are what (the
+    table format; by default they are detected from its header). Progress events are
+    `LoadProgress(done, total, message)`.
+    """
+    path = Path(path).expanduser()
+    if path.exists() and not path.is_dir():
+        require_regular(path, CollectionError)  # named as given, before a link is resolved
+    path = collection_path(path.resolve(), format)
+    settings = inline_stopwords(settings)  # the cache key follows the list's content
+    associations = Path(associations).expanduser().resolve() if associations else None
+    people = Path(people).expanduser().resolve() if people else None
+    for companion in (associations, people):
+        if companion is not None:
+            require_regular(companion, CollectionError)
+    name = format or ("table" if columns is not None else detect_format(path))
+    module = reader(name, path)
+    chosen = {}
+    if columns is not None:
+        if name != "table":
+            raise CollectionError(path, None, f"columns apply to a table, not to a {name} "
+                                              "collection")
+        chosen = {"columns": columns}
+    sources = module.sources(path, associations, people, **chosen)
+    fingerprint = _fingerprint(path, name, sources, settings)
+    folder = collection_cache(fingerprint)
+    if use_cache:
+        cached = _open_cache(folder)
+        if cached is not None:
+            return cached
+
+    steps = Progress(progress, should_stop)
+    report = LoadReport(format=name, files=[s.split("\t")[0] for s in sources])
+    try:
+        with tempfile.TemporaryDirectory(dir=_writable(folder.parent),
+                                         ignore_cleanup_errors=True) as spill:
+            builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
+            module.read(path, builder, associations=associations, people=people,
+                        progress=steps, **chosen)
+            steps.event("building the vocabulary")
+            collection = builder.build(fingerprint=fingerprint, source=str(path))
+            if collection.n_documents == 0:
+                raise CollectionError(path, None, "expected at least one document; found none")
+            if use_cache:
+                steps.event("writing the cache")
+                try:
+                    collection.save(folder)
+                except OSError:
+                    pass  # a full or read-only disk: the collection is still good, uncached
+                else:
+                    del collection
+                    _prune(folder)
+                    return Collection.load(folder)
+            # Without a cache the spill file goes away: keep its bytes in memory, once.
+            collection.text_bytes = np.array(collection.text_bytes)
+            return collection
+    except Stop:
+        return None
+
+
+def collection_path(path: Path, format: str | None = None) -> Path:
+    """A file inside a collection folder (its documents.tsv, associations.tsv, ...) opens the
+    folder's collection: one name, one fingerprint, and the models trained on it fit."""
+    folder_format = FORMATS["folder"]
+    if format in (None, folder_format.NAME) and path.is_file() \
+            and folder_format.looks_like(path.parent):
+        return path.parent
+    return path
+
+
+def collection_cache(fingerprint: str) -> Path:
+    """The cache folder of one collection load."""
+    root = cache_dir() / "collections"
+    root.mkdir(parents=True, exist_ok=True)
+    return root / fingerprint
+
+
+def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettings) -> str:
+    """The path's key (8 hex digits, shared by all its loads) + the key of this load's content."""
+    key = {"loader": LOADER_VERSION, "format": name, "sources": sources,
+           "settings": settings.to_dict()}
+    content = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(str(path).encode()).hexdigest()[:8] + content[:16]
+
+
+def _prune(folder: Path) -> None:
+    """Keep the `CACHES_PER_PATH` most recently used caches of one path; drop older ones."""
+    siblings = [p for p in folder.parent.glob(folder.name[:8] + "*")
+                if p.is_dir() and len(p.name) == len(folder.name)]
+    siblings.sort(key=lambda p: p.stat().st_mtime_ns, reverse=True)
+    for old in siblings[CACHES_PER_PATH:]:
+        if old != folder:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _writable(folder: Path) -> Path | None:
+    """Where to spill raw text while loading: beside the caches, else the system's temp folder."""
+    return folder if os.access(folder, os.W_OK) else None
+
+
+def _open_cache(folder: Path) -> Collection | None:
+    """The cached collection, or None when there is none or it cannot be read (then rebuilt)."""
+    if not (folder / "collection.json").is_file():
+        return None
+    try:
+        collection = Collection.load(folder)
+    except CollectionError:  # damaged: read the files again
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(folder)  # recently used: pruned last
+    return collection

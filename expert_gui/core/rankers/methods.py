@@ -1,0 +1,118 @@
+"""Every ranker of the paper behind one call: `make_ranker(method, model=..., collection=...)`.
+
+"loglinear" needs a trained model; the baselines need the collection; "ensemble" (Eq. 5: Model 2
+with Jelinek-Mercer smoothing and the log-linear model, by default) and "auto" (the fusion
+calibrated on the model's held-out documents, rankers/fusion.py) need both. For a model trained
+with held-out documents, the collection is `calibration.index_for(model, collection)`. The
+rankers' modules (scipy, scikit-learn) are imported when one is made, so the names below cost
+nothing to import.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from expert_gui.core.errors import QueryError
+from expert_gui.core.rankers.names import METHODS
+
+if TYPE_CHECKING:
+    from expert_gui.core.data.collection import Collection
+    from expert_gui.core.model.loglinear import LogLinearModel
+    from expert_gui.core.rankers.fusion import FusionRanker
+    from expert_gui.core.rankers.ranking import Ranker
+
+
+# Model 1 and 2: (class in language_models.py, smoothing, fixed options).
+_LANGUAGE_MODELS = {
+    "model1-jm": ("Model1", "jm", {}), "model1-d": ("Model1", "dirichlet", {}),
+    "model1-d-doc": ("Model1", "dirichlet", {"beta_from": "documents"}),
+    "model2-jm": ("Model2", "jm", {}), "model2-d": ("Model2", "dirichlet", {}),
+}
+
+
+def make_ranker(method: str, *, model: LogLinearModel | None = None,
+                collection: Collection | None = None, **options) -> Ranker:
+    """Build the ranker `method` names.
+
+    Options: loglinear `aggregation` ("sum", "mean", "informative"); model1/model2 `lam`
+    (Jelinek-Mercer lambda, 0.5) and `beta` (Dirichlet; default the average length of a person's
+    profile for "model1-d", of a document for "model1-d-doc" and "model2-d"); model1
+    `expand` (add each query word's k nearest W_p words; needs the model); lsi `dims` (300);
+    ensemble `members` (default ("model2-jm", "loglinear")), `fusion` ("product" = Eq. 5, or
+    "rrf"), and any option of its members.
+    """
+    if method not in METHODS:
+        raise QueryError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    unknown = set(options) - _accepted(method)
+    if unknown:
+        raise QueryError(f"{method} takes no option {', '.join(sorted(unknown))}")
+    if method == "auto":
+        return _fusion(model, collection, options)
+    if method == "ensemble":
+        members = options.pop("members", ("model2-jm", "loglinear"))
+        fusion = options.pop("fusion", "product")
+        rankers = [make_ranker(m, model=model, collection=collection, **_options_for(m, options))
+                   for m in members]
+        from expert_gui.core.rankers.ensemble import EnsembleRanker
+
+        return EnsembleRanker(rankers, fusion=fusion)
+    if method == "loglinear":
+        _require(method, model=model)
+        from expert_gui.core.rankers.loglinear import LogLinearRanker
+
+        return LogLinearRanker(model, **options)
+    _require(method, collection=collection)
+    if method in ("tfidf", "lsi"):
+        from expert_gui.core.rankers import vector_space
+
+        cls = vector_space.TfidfRanker if method == "tfidf" else vector_space.LsiRanker
+        return cls(collection, **options)
+    from expert_gui.core.rankers import language_models
+
+    name, smoothing, fixed = _LANGUAGE_MODELS[method]
+    expand = options.pop("expand", 0)
+    ranker = getattr(language_models, name)(collection, smoothing, **fixed, **options)
+    if expand:
+        if name != "Model1":
+            raise QueryError("query expansion is offered for Model 1 only")
+        _require(f"{method} with expansion", model=model)
+        from expert_gui.core.rankers.expansion import ExpandedModel1
+
+        return ExpandedModel1(ranker, model, k=expand)
+    return ranker
+
+
+def _fusion(model, collection, options) -> FusionRanker:
+    """The members with the weights the model's calibration chose; equal weights (and
+    `calibrated` False) for a model trained without held-out documents."""
+    _require("auto", model=model, collection=collection)
+    from expert_gui.core.rankers.fusion import FusionRanker
+    from expert_gui.core.store.manifest import MEMBERS
+
+    fusion = (model.calibration or {}).get("fusion")
+    weights = fusion["weights"] if fusion else [1.0 / len(MEMBERS)] * len(MEMBERS)
+    rankers = [make_ranker(m, model=model, collection=collection, **_options_for(m, options))
+               for m in (fusion["members"] if fusion else MEMBERS)]
+    return FusionRanker(rankers, weights, calibrated=fusion is not None)
+
+
+_OPTIONS = {"loglinear": {"aggregation"}, "tfidf": set(), "lsi": {"dims", "seed"}}
+_LANGUAGE_MODEL_OPTIONS = {"lam", "beta", "expand"}
+
+
+def _accepted(method: str) -> set[str]:
+    if method == "auto":
+        return {"aggregation"}
+    if method == "ensemble":
+        return {"members", "fusion"}.union(_LANGUAGE_MODEL_OPTIONS, *_OPTIONS.values())
+    return _OPTIONS.get(method, _LANGUAGE_MODEL_OPTIONS)
+
+
+def _options_for(method: str, options: dict) -> dict:
+    return {k: v for k, v in options.items() if k in _accepted(method)}
+
+
+def _require(method: str, **needed) -> None:
+    missing = [name for name, value in needed.items() if value is None]
+    if missing:
+        raise QueryError(f"{method} needs a {' and a '.join(missing)}")

@@ -1,0 +1,117 @@
+"""The schema of the JSON files of a model folder: `manifest.json` and a checkpoint's
+`state.json`. Every key, its type and its limits are checked before anything in a file is used,
+and the file is hashed together with its tensors (`digest`), so a manifest whose content was
+changed, even into valid JSON, is refused rather than giving wrong answers.
+
+To add a key to the manifest (say, a ranker's weights), write a check for it here, put it in
+`OPTIONAL_MODEL_KEYS` (read when present; older files without it stay readable) and write the key
+in `storage.save_model`. Unknown keys are refused, so a file is never half understood.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+
+from expert_gui.core.data.text import PAD_TOKEN, check_text_settings
+from expert_gui.core.schema import (
+    Check,
+    SchemaError,
+    canonical,
+    constant,
+    integer,
+    json_value,
+    list_of,
+    nonempty_string,
+    number,
+    obj,
+    one_of,
+    optional,
+    sha256_hex,
+    string,
+)
+
+
+def digest(blob: bytes, document: Mapping) -> str:
+    """SHA-256 of the tensor file and the document (all but its own `sha256` key), together."""
+    h = hashlib.sha256(blob)
+    h.update(b"\n")
+    h.update(canonical({k: v for k, v in document.items() if k != "sha256"}))
+    return h.hexdigest()
+
+
+
+def _vocabulary(value, where: str) -> None:
+    obj({"words": list_of(nonempty_string, unique=True, min_length=1),
+         "counts": list_of(integer(0))})(value, where)
+    if value["words"][0] != PAD_TOKEN:
+        raise SchemaError(f"{where}.words[0]", f"expected the padding token {PAD_TOKEN!r}")
+    if len(value["counts"]) != len(value["words"]):
+        raise SchemaError(f"{where}.counts", f"{len(value['counts'])} counts for "
+                                             f"{len(value['words'])} words")
+
+
+def _people(value, where: str) -> None:
+    obj({"ids": list_of(nonempty_string, unique=True, min_length=1),
+         "names": list_of(string)})(value, where)
+    if len(value["names"]) != len(value["ids"]):
+        raise SchemaError(f"{where}.names", f"{len(value['names'])} names for "
+                                            f"{len(value['ids'])} people")
+
+
+_HISTORY_ENTRY = obj({"epoch": integer(1)}, {"step": integer(0), "train_loss": number,
+                                             "val_loss": optional(number)}, other=json_value)
+
+# What a model's manifest and a checkpoint's state both carry.
+_COMMON_KEYS: dict[str, Check] = {
+    "format_version": integer(1),
+    "sha256": sha256_hex,
+    "settings": obj({}, other=json_value),
+    "text_settings": check_text_settings,
+    "collection_fingerprint": string,
+}
+MODEL_KEYS: dict[str, Check] = {
+    **_COMMON_KEYS,
+    "vocabulary": _vocabulary,
+    "people": _people,
+    "collection_source": string,
+    "history": list_of(_HISTORY_ENTRY),
+}
+
+
+# The methods `auto` fuses (rankers/fusion.py): the only ones a manifest's calibration may name.
+MEMBERS = ("loglinear", "model2-jm", "model1-d")
+
+
+def _calibration(value, where: str) -> None:
+    """The held-out documents and the weights of `auto` (core/evaluation/calibration.py)."""
+    fraction = obj({"fraction": number, "minimum": integer(0), "maximum": integer(0),
+                    "seed": integer(), "documents": list_of(nonempty_string, unique=True)})
+    fusion = obj({"members": list_of(one_of(MEMBERS), unique=True, min_length=1),
+                  "weights": list_of(number, min_length=1),
+                  "normalisation": constant("z-score")})
+    measures = obj({}, other=obj({"AP": number, "RR": number}))
+    obj({"held_out": fraction, "fusion": fusion, "measures": measures})(value, where)
+    members, weights = value["fusion"]["members"], value["fusion"]["weights"]
+    if len(weights) != len(members) or min(weights) < 0:
+        raise SchemaError(f"{where}.fusion.weights", f"expected {len(members)} weights of at "
+                                                     f"least 0, found {weights}")
+
+
+OPTIONAL_MODEL_KEYS: dict[str, Check] = {"calibration": _calibration}
+
+_RUN = obj({"epoch": integer(0), "batch": integer(0), "step": integer(0),
+            "epoch_loss": number, "epoch_instances": integer(0),
+            "best_val": lambda v, w: None if v in (None, math.inf) else number(v, w),
+            "best_epoch": integer(0), "bad_epochs": integer(0),
+            "history": list_of(_HISTORY_ENTRY)})
+CHECKPOINT_KEYS: dict[str, Check] = {
+    **_COMMON_KEYS,
+    "param_groups": list_of(obj({}, other=json_value), min_length=1),
+    "run": _RUN,
+}
+# Where the run came from and how long it was to be, so an interrupted run (a folder with only
+# its checkpoint) can be listed as "step N of M" and matched to its collection.
+OPTIONAL_CHECKPOINT_KEYS: dict[str, Check] = {"collection_source": string,
+                                              "total_steps": integer(0)}

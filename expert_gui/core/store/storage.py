@@ -1,0 +1,317 @@
+"""Model files and training checkpoints: safetensors for arrays, JSON for everything else.
+
+A model folder holds `model.safetensors` (W_p, W_c, b_c) and `manifest.json` (format version,
+training settings, vocabulary, text settings with the stop words themselves, people, collection
+fingerprint, history, the calibration on held-out documents when there is one, and a SHA-256 of
+the tensor file and the manifest together), so a truncated, altered or mismatched file is caught
+before it is used; every key of the manifest and
+every tensor is checked against the schema of `manifest.py` (types, lengths matching the tensor
+shapes, unique ids, finite float32 weights). Nothing is ever unpickled. Every file is written under
+a temporary name and renamed into place, and a checkpoint is a folder swapped in by two renames:
+after a crash at any point, `latest_checkpoint` finds the newest complete one.
+
+Format versions: 1 hashed the tensors only; 2 (this one) hashes the manifest with them. Version 1
+files are still read, with every other check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from expert_gui.core.data.inputs import read_regular
+from expert_gui.core.data.text import TextSettings, Vocabulary, inline_stopwords
+from expert_gui.core.errors import ModelFileError, OutputFolderError
+from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.store import manifest as schema
+from expert_gui.core.store.outputs import (
+    LOCK,
+    MARKER,
+    check_output_folder,
+    claim_output_folder,
+    fsync_folder,
+    owned_by_layout,
+    remove_own,
+)
+
+FORMAT = "expert-gui-model"
+CHECKPOINT_FORMAT = FORMAT + "-checkpoint"
+FORMAT_VERSION = 2
+MODEL_FILE = "model.safetensors"
+MANIFEST_FILE = "manifest.json"
+CHECKPOINT_DIR = "checkpoint"
+CHECKPOINT_STATE = "state.json"
+_TENSORS = ("word_embeddings", "candidate_weights", "candidate_bias")
+# Trained weights stay far below this (L2-regularised, they are under 100); above it their
+# squares and products, taken in float32 for the nearest words, would overflow to inf.
+MAX_ABS_WEIGHT = 1e6
+
+# What the program writes in a model folder; anything else there is the user's and is never
+# deleted or overwritten.
+CHECKPOINT_LAYOUT = {CHECKPOINT_STATE: None, "state.safetensors": None}
+MODEL_LAYOUT = {
+    MARKER: None, MARKER + ".tmp": None, LOCK: None,
+    MODEL_FILE: None, MODEL_FILE + ".tmp": None, MANIFEST_FILE: None, MANIFEST_FILE + ".tmp": None,
+    CHECKPOINT_DIR: CHECKPOINT_LAYOUT, CHECKPOINT_DIR + ".tmp": CHECKPOINT_LAYOUT,
+    CHECKPOINT_DIR + ".old": CHECKPOINT_LAYOUT,
+}
+
+
+def claim_model_folder(folder: str | Path) -> Path:
+    """The model folder, created or recognised as the program's own (see outputs.py)."""
+    return claim_output_folder(folder, "model", is_legacy=_is_model_folder)
+
+
+def check_model_folder(folder: str | Path) -> None:
+    """Raise OutputFolderError unless a model could be written to `folder`; changes nothing."""
+    check_output_folder(folder, is_legacy=_is_model_folder)
+
+
+def _is_model_folder(folder: Path) -> bool:
+    """A folder written before folders were marked: model files and checkpoints only."""
+    return owned_by_layout(folder, MODEL_LAYOUT)
+
+
+def save_model(model: LogLinearModel, folder: str | Path) -> Path:
+    """Write a model folder (created if needed, refused if it holds a user's files)."""
+    from safetensors.numpy import save
+
+    folder = claim_model_folder(folder)
+    blob = save({name: np.ascontiguousarray(getattr(model, name), dtype=np.float32)
+                 for name in _TENSORS})
+    manifest = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "settings": model.settings,
+        "text_settings": inline_stopwords(model.text_settings).to_dict(),
+        "vocabulary": {"words": model.vocab.words, "counts": model.vocab.counts.tolist()},
+        "people": {"ids": list(model.person_ids), "names": list(model.person_names)},
+        "collection_fingerprint": model.collection_fingerprint,
+        "collection_source": model.collection_source,
+        "history": model.history,
+    }
+    if model.calibration is not None:
+        manifest["calibration"] = model.calibration
+    manifest["sha256"] = schema.digest(blob, manifest)
+    _write_atomic(folder / MODEL_FILE, blob)
+    _write_atomic(folder / MANIFEST_FILE, json.dumps(manifest, indent=1).encode("utf-8"))
+    fsync_folder(folder)
+    return folder
+
+
+def read_manifest(folder: str | Path) -> dict:
+    """A model folder's manifest, checked against the schema (the tensors are not read)."""
+    path = Path(folder) / MANIFEST_FILE
+    manifest = _read_document(path, FORMAT)
+    try:
+        schema.check_document(manifest, FORMAT, schema.MODEL_KEYS, schema.OPTIONAL_MODEL_KEYS)
+    except schema.SchemaError as exc:
+        raise ModelFileError(path, None, str(exc)) from None
+    return manifest
+
+
+def load_model(folder: str | Path) -> LogLinearModel:
+    """Read a model folder written by `save_model`; any damage raises ModelFileError."""
+    from safetensors import SafetensorError
+    from safetensors.numpy import load
+
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    path = folder / MODEL_FILE
+    blob = read_regular(path, ModelFileError)
+    _verify(blob, manifest, path,
+            "the tensor file and manifest.json do not match (truncated, altered, or a save cut "
+            "short: `expert-gui train ... --resume` writes the model again)")
+    try:
+        tensors = load(blob)
+    except SafetensorError as exc:
+        raise ModelFileError(path, None, f"not a valid tensor file: {exc}") from exc
+    _check_tensors(tensors, manifest, path)
+    return LogLinearModel(
+        word_embeddings=tensors["word_embeddings"],
+        candidate_weights=tensors["candidate_weights"],
+        candidate_bias=tensors["candidate_bias"],
+        vocab=Vocabulary(manifest["vocabulary"]["words"],
+                         np.asarray(manifest["vocabulary"]["counts"], dtype=np.int64)),
+        text_settings=TextSettings.from_dict(manifest["text_settings"]),
+        person_ids=list(manifest["people"]["ids"]),
+        person_names=list(manifest["people"]["names"]),
+        settings=manifest["settings"],
+        collection_fingerprint=manifest["collection_fingerprint"],
+        collection_source=manifest["collection_source"],
+        history=manifest["history"],
+        calibration=manifest.get("calibration"),
+    )
+
+
+def _check_tensors(tensors: dict, manifest: dict, path: Path) -> None:
+    """Exactly W_p, W_c and b_c, float32, of the shapes the vocabulary and people say, finite."""
+    names = sorted(tensors)
+    if names != sorted(_TENSORS):
+        raise ModelFileError(path, None, f"expected the tensors {', '.join(_TENSORS)}; found "
+                                         f"{', '.join(names) or 'none'}")
+    for name in _TENSORS:
+        if tensors[name].dtype != np.float32:
+            raise ModelFileError(path, None, f"{name}: expected float32, found "
+                                             f"{tensors[name].dtype}")
+    wp, wc, b = (tensors[n] for n in _TENSORS)
+    words, people = len(manifest["vocabulary"]["words"]), len(manifest["people"]["ids"])
+    dim = wp.shape[1] if wp.ndim == 2 else 0
+    expected = {"word_embeddings": (words, dim), "candidate_weights": (people, dim),
+                "candidate_bias": (people,)}
+    for name, shape in expected.items():
+        if tensors[name].shape != shape or dim < 1:
+            raise ModelFileError(path, None, f"{name}: expected shape {shape} ({words} words, "
+                                             f"{people} people), found {tensors[name].shape}")
+    for name in _TENSORS:
+        values = tensors[name]
+        if not np.isfinite(values).all():
+            raise ModelFileError(path, None, f"{name} holds values that are not finite")
+        if values.size and float(np.abs(values).max()) > MAX_ABS_WEIGHT:
+            raise ModelFileError(path, None, f"{name} holds weights above {MAX_ABS_WEIGHT:g} "
+                                             "in magnitude; no trained model has such weights")
+
+
+def save_checkpoint(folder: str | Path, tensors: dict, meta: dict) -> None:
+    """Write a training checkpoint (torch tensors + JSON state) as one folder.
+
+    The new state is written in full to `checkpoint.tmp/` (and synced), then swapped in: the old
+    folder is renamed `checkpoint.old/`, the new one `checkpoint/`, and the old one removed.
+    A complete checkpoint exists at every moment; `latest_checkpoint` finds it.
+    """
+    from safetensors.torch import save
+
+    folder = Path(folder)
+    tmp, old = _sibling(folder, ".tmp"), _sibling(folder, ".old")
+    remove_own(tmp, CHECKPOINT_LAYOUT)
+    tmp.mkdir(parents=True)
+    blob = save({k: v.detach().cpu().contiguous() for k, v in tensors.items()})
+    _write_synced(tmp / "state.safetensors", blob)
+    meta = {"format": CHECKPOINT_FORMAT, "format_version": FORMAT_VERSION, **meta}
+    meta["sha256"] = schema.digest(blob, meta)
+    _write_synced(tmp / CHECKPOINT_STATE, json.dumps(meta, allow_nan=False).encode("utf-8"))
+    fsync_folder(tmp)
+    if folder.exists():
+        if not owned_by_layout(folder, CHECKPOINT_LAYOUT):
+            raise OutputFolderError(folder, "holds files expert-gui did not write; move them "
+                                            "away and try again (nothing was replaced)")
+        remove_own(old, CHECKPOINT_LAYOUT)
+        os.replace(folder, old)
+    os.replace(tmp, folder)
+    fsync_folder(folder.parent)
+    remove_own(old, CHECKPOINT_LAYOUT)
+
+
+def load_checkpoint(folder: str | Path) -> tuple[dict, dict]:
+    """The tensors (torch, on CPU) and JSON state of a checkpoint folder."""
+    from safetensors import SafetensorError
+    from safetensors.torch import load
+
+    folder = Path(folder)
+    meta = read_checkpoint_state(folder)
+    path = folder / "state.safetensors"
+    blob = read_regular(path, ModelFileError)
+    _verify(blob, meta, path, "the checkpoint's tensors do not match its state file (a save "
+                              "cut short, or altered)")
+    try:
+        return load(blob), meta
+    except SafetensorError as exc:
+        raise ModelFileError(path, None, f"not a valid checkpoint: {exc}") from exc
+
+
+def latest_checkpoint(model_folder: str | Path) -> tuple[Path, dict, dict] | None:
+    """The newest complete checkpoint of a model folder as (folder, tensors, state), or None.
+
+    Besides `checkpoint/`, a save cut short leaves a complete `checkpoint.tmp/` (the newer
+    state) or `checkpoint.old/` (the previous one) behind; each is verified by its hash and the
+    one furthest on is taken. When none is complete, the error of `checkpoint/` is raised.
+    """
+    model_folder = Path(model_folder)
+    candidates, errors = [], []
+    for rank, suffix in enumerate(("", ".tmp", ".old")):
+        folder = model_folder / (CHECKPOINT_DIR + suffix)
+        if not (folder / CHECKPOINT_STATE).exists():
+            continue
+        try:
+            step = read_checkpoint_state(folder)["run"]["step"]
+        except ModelFileError as exc:
+            errors.append(exc)
+            continue
+        candidates.append((-step, rank, folder))
+    for _, _, folder in sorted(candidates):
+        try:
+            return (folder, *load_checkpoint(folder))
+        except ModelFileError as exc:
+            errors.append(exc)
+    if errors:
+        raise errors[0]
+    return None
+
+
+def read_checkpoint_state(folder: Path) -> dict:
+    """A checkpoint's JSON state, checked against the schema (the tensors are not read)."""
+    path = folder / CHECKPOINT_STATE
+    # Version 1 wrote an infinite best validation loss as JSON's non-standard Infinity.
+    meta = _read_document(path, CHECKPOINT_FORMAT, {"Infinity": math.inf})
+    try:
+        schema.check_document(meta, CHECKPOINT_FORMAT, schema.CHECKPOINT_KEYS,
+                              schema.OPTIONAL_CHECKPOINT_KEYS)
+    except schema.SchemaError as exc:
+        raise ModelFileError(path, None, str(exc)) from None
+    return meta
+
+
+def _read_document(path: Path, expected_format: str, constants=None) -> dict:
+    """A JSON document of a model folder, with its format and version checked first."""
+    data = read_regular(path, ModelFileError)
+    try:
+        document = schema.parse(data, constants)
+    except UnicodeDecodeError as exc:
+        raise ModelFileError(path, None, f"not valid UTF-8 (truncated or altered?): {exc}") \
+            from exc
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(path, exc.lineno, f"not valid JSON (truncated or altered?): "
+                                               f"{exc.msg}") from exc
+    except schema.SchemaError as exc:
+        raise ModelFileError(path, None, str(exc)) from None
+    if not isinstance(document, dict) or document.get("format") != expected_format:
+        raise ModelFileError(path, None, f"not an {expected_format} file")
+    version = document.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ModelFileError(path, None, f"unknown format version {version!r}")
+    if version > FORMAT_VERSION:
+        raise ModelFileError(path, None, f"written by a newer expert-gui (format {version}; this "
+                             f"version reads up to {FORMAT_VERSION}); please upgrade")
+    return document
+
+
+def _verify(blob: bytes, document: dict, path: Path, message: str) -> None:
+    """The document's hash: of the tensors and itself (version 2), of the tensors (version 1)."""
+    if document["format_version"] >= 2:
+        expected = schema.digest(blob, document)
+    else:
+        expected = hashlib.sha256(blob).hexdigest()
+    if document["sha256"] != expected:
+        raise ModelFileError(path, None, message)
+
+
+def _sibling(folder: Path, suffix: str) -> Path:
+    return folder.with_name(folder.name + suffix)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = _sibling(path, ".tmp")
+    _write_synced(tmp, data)
+    os.replace(tmp, path)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())

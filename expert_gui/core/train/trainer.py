@@ -1,0 +1,653 @@
+"""The trainer of section 3.2: Eq. 3 minimised with Adadelta (or Adam) over n-gram instances.
+
+Speed without approximation: in Eq. 2 each word's normaliser Z_1 is the same for every candidate
+and cancels in Z_2, so log P(c|w_1..w_n) = log_softmax_c(W_c . sum_i W_p[w_i] + k b_c) exactly,
+where k = n is the window's length. A batch therefore costs one embedding sum,
+one m x |C| product and one log-sum-exp per window, instead of n per-word softmaxes; and the
+log-sum-exp streams over chunks of candidates (forward and backward), so memory is O(m x chunk),
+not O(m x n x |C|). The padding token that fills an incomplete last window (section 4.4) is a
+word like any other: Glorot-initialised and learned, so P(c|pad) is estimated from the data.
+
+Randomness is a pure function of the seed (initialisation) and of (seed, epoch) (the shuffle), so
+a checkpoint need only hold the parameters, the optimiser state and the position in the epoch
+for a resumed run to reproduce an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.text import TextSettings
+from expert_gui.core.errors import ModelFileError, TrainingError
+from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.store.outputs import locked
+from expert_gui.core.store.storage import (
+    CHECKPOINT_DIR,
+    CHECKPOINT_STATE,
+    claim_model_folder,
+    latest_checkpoint,
+    save_checkpoint,
+    save_model,
+)
+from expert_gui.core.train import distributed
+from expert_gui.core.train.instances import make_instances
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.core.train.step import DeviceInstances, make_stepper
+
+# Seconds between two reads of the loss, by device type: a read waits for every queued step,
+# so an accelerator is read about ten times a second; on the CPU a read costs nothing, so it
+# happens after every step (and a CPU run reports every step's loss, as it always did).
+READ_EVERY_S = {"cpu": 0.0, "cuda": 0.1, "mps": 0.1}
+# Under torchrun every process must read at the same steps: every this many, off the CPU.
+READ_EVERY_STEPS = 50
+
+
+@dataclass
+class TrainProgress:
+    """One training step, as plain numbers (val_loss is None until the first validation).
+
+    `train_loss` is the mean loss of the steps since the loss was last read from the device
+    (every step on the CPU, about every 100 ms on a GPU: READ_EVERY_S; `loss_is_new` when that
+    read was at this step), so that a GPU never waits for the host between two reads."""
+
+    step: int
+    total_steps: int
+    epoch: int
+    epochs: int
+    train_loss: float
+    val_loss: float | None
+    instances_per_s: float
+    eta_s: float
+    device_memory_bytes: int
+    loss_is_new: bool = True
+
+
+# -- the loss -----------------------------------------------------------------------------------
+class CandidateLogSumExp(torch.autograd.Function):
+    """log sum_c exp(h_i . W_c[c] + k_i b_c) for each row i, streaming over candidate chunks.
+
+    Forward and backward both visit |C| in chunks of `chunk` columns and recompute the scores in
+    backward, so no m x |C| matrix is ever held. The bias rides along as one more column of W_c
+    (and k as one more column of h), so scores and all three gradients are one product each.
+    `compute_dtype` (bf16/fp16) runs the products in reduced precision; the log-sum-exp and the
+    accumulations stay in the parameters' precision.
+    """
+
+    @staticmethod
+    def forward(ctx, h, wc, b, k, chunk, compute_dtype):
+        hk = torch.cat([h, k[:, None]], dim=1)
+        wb = torch.cat([wc, b[:, None]], dim=1)
+        lse = torch.full((h.shape[0],), -math.inf, dtype=h.dtype, device=h.device)
+        for sl in _chunks(wc.shape[0], chunk):
+            scores = _matmul(hk, wb[sl].T, compute_dtype)
+            lse = torch.logaddexp(lse, torch.logsumexp(scores, dim=1))
+        ctx.save_for_backward(hk, wb, lse)
+        ctx.chunk, ctx.compute_dtype = chunk, compute_dtype
+        return lse
+
+    @staticmethod
+    def backward(ctx, grad):
+        hk, wb, lse = ctx.saved_tensors
+        cd = ctx.compute_dtype
+        e = hk.shape[1] - 1
+        grad_hk = torch.zeros_like(hk)
+        grad_wb = torch.empty_like(wb)
+        for sl in _chunks(wb.shape[0], ctx.chunk):
+            # d lse_i / d score_ic = softmax_ic: recomputed, then scaled by the incoming grad.
+            p = _matmul(hk, wb[sl].T, cd).sub_(lse[:, None]).exp_().mul_(grad[:, None])
+            grad_hk += _matmul(p, wb[sl], cd)
+            grad_wb[sl] = _matmul(p.T, hk, cd)
+        return grad_hk[:, :e], grad_wb[:, :e], grad_wb[:, e], None, None, None
+
+
+class WindowSum(torch.autograd.Function):
+    """sum_i W_p[w_i] over each window's words (the padding token included).
+
+    The forward is `embedding_bag`; the backward scatters each window's gradient back to its
+    words with one `index_add_`, about twice as fast on CPU as embedding_bag's own backward.
+    """
+
+    @staticmethod
+    def forward(ctx, wp, windows):
+        ctx.save_for_backward(windows)
+        ctx.shape = wp.shape
+        return F.embedding_bag(windows, wp, mode="sum")
+
+    @staticmethod
+    def backward(ctx, grad):
+        (windows,) = ctx.saved_tensors
+        grad_wp = grad.new_zeros(ctx.shape)
+        grad_wp.index_add_(0, windows.reshape(-1), grad.repeat_interleave(windows.shape[1], 0))
+        return grad_wp, None
+
+
+def _chunks(n: int, chunk: int):
+    return [slice(s, min(s + chunk, n)) for s in range(0, n, chunk)]
+
+
+def _matmul(a, b, compute_dtype):
+    if compute_dtype is None:
+        return a @ b
+    return (a.to(compute_dtype) @ b.to(compute_dtype)).to(a.dtype)
+
+
+def window_cross_entropy(wp, wc, b, windows, rows, people, probs, weights, batch_size: int,
+                         chunk: int = 8192, compute_dtype=None) -> torch.Tensor:
+    """Eq. 3's first term: (1/m) sum_i w_i H(p_i, P(.|window_i)), m = batch_size.
+
+    H = log Z_2 - sum_c p_c s_c, with s_c = W_c[c] . sum_i W_p[w_i] + k b_c the window's scores;
+    the targets p come as sparse (row, person, probability) triples.
+    """
+    h = WindowSum.apply(wp, windows)
+    k = h.new_full((len(windows),), windows.shape[1])
+    lse = CandidateLogSumExp.apply(h, wc, b, k, chunk, compute_dtype)
+    target_scores = (h[rows] * wc[people]).sum(dim=1) + k[rows] * b[people]
+    expected = torch.zeros_like(lse).index_add_(0, rows, probs * target_scores)
+    return (weights * (lse - expected)).sum() / batch_size
+
+
+class LogLinearNet(nn.Module):
+    """W_p, W_c and b_c as torch parameters; `forward` is `window_cross_entropy`."""
+
+    def __init__(self, word_embeddings: torch.Tensor, candidate_weights: torch.Tensor,
+                 candidate_bias: torch.Tensor, chunk: int = 8192,
+                 compute_dtype: torch.dtype | None = None):
+        super().__init__()
+        self.word_embeddings = nn.Parameter(word_embeddings)
+        self.candidate_weights = nn.Parameter(candidate_weights)
+        self.candidate_bias = nn.Parameter(candidate_bias)
+        self.chunk = chunk
+        self.compute_dtype = compute_dtype
+
+    def forward(self, windows, rows, people, probs, weights, batch_size: int) -> torch.Tensor:
+        return window_cross_entropy(self.word_embeddings, self.candidate_weights,
+                                    self.candidate_bias, windows, rows, people, probs, weights,
+                                    batch_size, self.chunk, self.compute_dtype)
+
+    @torch.no_grad()
+    def add_penalty(self, l2: float, batch_size: int) -> torch.Tensor:
+        """Eq. 3's lambda / (2m) (||W_p||^2 + ||W_c||^2): adds its gradient, lambda/m W, to the
+        gradients already there (one foreach add, instead of autograd's passes) and returns its
+        value as a float64 tensor on the device, unread."""
+        weights = [self.word_embeddings, self.candidate_weights]
+        for w in weights:
+            if w.grad is None:
+                w.grad = torch.zeros_like(w)
+        squares = [torch.dot(w.view(-1), w.view(-1)).double() for w in weights]
+        torch._foreach_add_([w.grad for w in weights], weights, alpha=l2 / batch_size)
+        return (squares[0] + squares[1]) * (l2 / (2 * batch_size))
+
+
+# -- set-up -------------------------------------------------------------------------------------
+def select_device(name: str = "auto") -> torch.device:
+    """CUDA when present, else Apple MPS, else CPU; or the device asked for."""
+    if name == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        mps = getattr(torch.backends, "mps", None)
+        if mps is not None and mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    device = torch.device(name)
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise TrainingError("device 'cuda' was asked for, but no CUDA GPU is available")
+    if device.type == "mps" and not torch.backends.mps.is_available():
+        raise TrainingError("device 'mps' was asked for, but Apple MPS is not available")
+    return device
+
+
+def glorot_uniform(rows: int, cols: int, generator: torch.Generator) -> torch.Tensor:
+    """Section 4.4: uniform in [-sqrt(6/(rows+cols)), +sqrt(6/(rows+cols))]."""
+    bound = math.sqrt(6.0 / (rows + cols))
+    return (torch.rand(rows, cols, generator=generator, dtype=torch.float64) * 2 - 1) * bound
+
+
+def initial_parameters(n_words: int, n_people: int, settings: TrainSettings,
+                       word_vectors=None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Glorot-uniform W_p (pretrained rows where given) and W_c, zero b_c (section 4.4)."""
+    g = torch.Generator().manual_seed(settings.seed)
+    wp = glorot_uniform(n_words, settings.dim, g).float()
+    wc = glorot_uniform(n_people, settings.dim, g).float()
+    if word_vectors is not None:
+        found = torch.from_numpy(word_vectors.found)
+        wp[found] = torch.from_numpy(word_vectors.vectors[word_vectors.found]).float()
+    return wp, wc, torch.zeros(n_people)
+
+
+def make_optimizer(params, settings: TrainSettings,
+                   device: torch.device = torch.device("cpu")) -> torch.optim.Optimizer:
+    """Adadelta (section 4.4) or Adam. On CUDA their multi-tensor (foreach) updates, torch's
+    default there, or Adam's fused kernel; capturable when the step is to be a CUDA graph.
+    On a CPU torch's per-tensor updates, as before."""
+    graphs = device.type == "cuda" and settings.cuda_graphs
+    if settings.optimizer == "adam":
+        fused = True if device.type == "cuda" and not graphs else None
+        return torch.optim.Adam(params, lr=settings.learning_rate or 1e-3, fused=fused,
+                                capturable=graphs)
+    return torch.optim.Adadelta(params, lr=settings.learning_rate or 1.0, rho=settings.rho,
+                                eps=settings.eps, capturable=graphs)
+
+
+# Optimiser options that follow the device rather than the run, so a checkpoint made on one
+# device resumes on another.
+_DEVICE_OPTIONS = ("capturable", "foreach", "fused")
+
+
+def split_validation(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Training and held-out instance indices; every instance is in exactly one of them."""
+    n_val = min(max(int(round(n * fraction)), 1), n - 1) if fraction > 0 else 0
+    order = np.random.default_rng([seed, 1]).permutation(n)
+    return np.sort(order[n_val:]), np.sort(order[:n_val])
+
+
+def epoch_order(train_idx: np.ndarray, seed: int, epoch: int) -> np.ndarray:
+    """The shuffled instances of one epoch, a pure function of (seed, epoch)."""
+    return train_idx[np.random.default_rng([seed, 2, epoch]).permutation(len(train_idx))]
+
+
+# -- the loop -----------------------------------------------------------------------------------
+ProgressFn = Callable[[TrainProgress], None]
+
+
+def _holding_output_folder(train_fn):
+    """Before any work: claim `out_dir` (created, or recognised as the program's own; a user's
+    folder or an unwritable path is refused with OutputFolderError), and hold its lock for the
+    whole run, so a second trainer on the same folder is refused instead of racing this one."""
+    @functools.wraps(train_fn)
+    def wrapper(collection, settings=TrainSettings(), *, out_dir=None, **kwargs):
+        if out_dir is None or not distributed.context().is_main:
+            return train_fn(collection, settings, out_dir=out_dir, **kwargs)
+        folder = claim_model_folder(out_dir)
+        with locked(folder, "training"):
+            return train_fn(collection, settings, out_dir=folder, **kwargs)
+    return wrapper
+
+
+@_holding_output_folder
+def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
+          out_dir: str | Path | None = None, progress: ProgressFn | None = None,
+          should_stop: Callable[[], bool] | None = None,
+          should_pause: Callable[[], bool] | None = None, resume: bool = False,
+          word_vectors=None,
+          epoch_score: Callable[[dict[str, np.ndarray]], float] | None = None,
+          finish: Callable[[LogLinearModel], None] | None = None) -> LogLinearModel:
+    """Train the log-linear model on a collection and return it (saved to out_dir when given).
+
+    Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps and at every epoch's end
+    (neither when it is 0), when stopped, and at the end; `resume` continues from it.
+    `word_vectors` (embeddings.load_word_vectors) may be passed when already loaded; otherwise
+    settings.embeddings is read here. Under torchrun each process trains on its share of every
+    batch (see distributed.py). `epoch_score`, given the parameters as numpy arrays at the end of
+    every epoch, returns a score to maximise (held-out MAP, core/evaluation/calibration.py); it is recorded
+    in the history and, when given, early stopping watches it instead of the validation loss.
+    `finish` completes a model that was not stopped (its calibration) before it is saved, so the
+    model files are written once.
+    """
+    if resume and out_dir is None:
+        raise TrainingError("resuming needs the output folder that holds the checkpoint")
+    if settings.threads:
+        torch.set_num_threads(settings.threads)
+    dist = distributed.context()
+    device = distributed.device_for(dist, select_device(settings.device))
+    instances = make_instances(collection, settings.window, settings.overlapping)
+    if len(instances) == 0:
+        raise TrainingError("the collection has no document with both words and people; "
+                            "there is nothing to train on")
+    train_idx, val_idx = split_validation(len(instances), settings.validation_fraction,
+                                          settings.seed)
+    if settings.embeddings and word_vectors is None and not resume:
+        from expert_gui.core.train.embeddings import load_word_vectors
+
+        word_vectors = load_word_vectors(settings.embeddings, collection.vocab)
+    if word_vectors is not None and word_vectors.dim != settings.dim:
+        raise TrainingError(f"the word vectors have {word_vectors.dim} dimensions but the model "
+                            f"{settings.dim}; set the dimension to {word_vectors.dim}")
+    # Mixed precision takes the products in float16: its 10-bit mantissa keeps the validation
+    # loss within 1% of fp32 where bfloat16's 7 bits did not (scores and gradients here stay far
+    # inside float16's range; the log-sum-exp itself is taken in fp32).
+    compute_dtype = torch.float16 if settings.mixed_precision else None
+    net = LogLinearNet(*initial_parameters(len(collection.vocab), collection.n_people, settings,
+                                           word_vectors),
+                       chunk=settings.candidate_chunk, compute_dtype=compute_dtype).to(device)
+    optimizer = make_optimizer(net.parameters(), settings, device)
+    run = _Run(steps_per_epoch=math.ceil(len(train_idx) / settings.batch_size))
+    checkpoint = Path(out_dir) / CHECKPOINT_DIR if out_dir is not None else None
+    if resume:
+        _restore(Path(out_dir), net, optimizer, run, settings, collection)
+    data = DeviceInstances(instances, device)
+    stepper = make_stepper(distributed.wrap(net, dist, device), net, optimizer, data, settings,
+                           dist)
+    losses = _LossReads(stepper, checkpoint, dist, run, READ_EVERY_S.get(device.type, 0.1))
+    total_steps = run.steps_per_epoch * settings.epochs
+    meter = _Meter(run.step)
+
+    def save() -> None:
+        if checkpoint is not None and dist.is_main:
+            _save_checkpoint(checkpoint, net, optimizer, run, settings, collection)
+
+    stopped = False
+    while run.epoch < settings.epochs and not stopped:
+        plan = data.plan(epoch_order(train_idx, settings.seed, run.epoch), settings.batch_size,
+                         dist)
+        losses.start_epoch(run)
+        while run.batch < run.steps_per_epoch:
+            if _wait_while_paused(should_pause, should_stop):
+                stopped = True
+                break
+            n = stepper.step(plan, run.batch)
+            run.step += 1
+            run.batch += 1
+            run.epoch_instances += n
+            checkpoint_due = settings.checkpoint_every and run.step % settings.checkpoint_every == 0
+            if checkpoint_due or run.batch == run.steps_per_epoch or losses.due(run):
+                losses.read(run)
+            if checkpoint_due:
+                save()
+            if progress is not None and dist.is_main:
+                progress(meter.event(run, total_steps, settings, losses.last, n, device,
+                                     loss_is_new=losses.step == run.step))
+        losses.read(run)  # when stopped: the steps since the last read
+        if stopped:
+            break
+        _end_epoch(run, net, data, val_idx, settings, epoch_score)
+        if progress is not None and dist.is_main:
+            progress(meter.event(run, total_steps, settings, run.history[-1]["train_loss"], 0,
+                                 device, loss_is_new=False))
+        if settings.early_stopping and run.bad_epochs >= settings.patience:
+            break
+        if settings.checkpoint_every and run.epoch < settings.epochs:
+            save()  # a small collection may never reach checkpoint_every steps before a kill
+    save()
+    model = _to_model(net, run, settings, collection, word_vectors, stopped)
+    if finish is not None and not stopped and dist.is_main:
+        finish(model)
+    if out_dir is not None and dist.is_main:
+        save_model(model, out_dir)
+    return model
+
+
+@dataclass
+class _Run:
+    """Where a run is; all of it goes into the checkpoint."""
+
+    steps_per_epoch: int
+    epoch: int = 0
+    batch: int = 0
+    step: int = 0
+    epoch_loss: float = 0.0
+    epoch_instances: int = 0
+    best_val: float = math.inf
+    best_epoch: int = 0
+    bad_epochs: int = 0
+    history: list | None = None
+    best: dict | None = None
+
+    def __post_init__(self):
+        self.history = [] if self.history is None else self.history
+
+    def state(self) -> dict:
+        keys = ("epoch", "batch", "step", "epoch_loss", "epoch_instances", "best_val",
+                "best_epoch", "bad_epochs", "history")
+        state = {k: getattr(self, k) for k in keys}
+        if state["best_val"] == math.inf:  # no validation yet; JSON has no infinity
+            state["best_val"] = None
+        return state
+
+
+class _LossReads:
+    """Reads the loss that the steps sum on the device: after the first step, then every
+    `every_s` seconds (every step when 0; every READ_EVERY_STEPS steps under torchrun), and
+    before every checkpoint and epoch end. A non-finite loss is caught at the read after it,
+    which names the steps since the last good read; the checkpoint on disk is then still the
+    one before them."""
+
+    def __init__(self, stepper, checkpoint: Path | None, dist, run: _Run, every_s: float):
+        self.stepper, self.checkpoint, self.dist = stepper, checkpoint, dist
+        self.every_s = every_s
+        self.last = math.nan  # mean loss of the steps between the last two reads
+        self.step = run.step  # the step of the last read (or of the checkpoint resumed)
+        self.instances = run.epoch_instances  # the epoch's instances at the last read
+        self.time: float | None = None  # when the last read was; None before the first
+
+    def start_epoch(self, run: _Run) -> None:
+        self.stepper.start_epoch(run.epoch_loss)
+        self.instances = run.epoch_instances
+
+    def due(self, run: _Run) -> bool:
+        if self.time is None or self.every_s == 0:
+            return True
+        if self.dist.active:
+            return run.step % READ_EVERY_STEPS == 0
+        return time.perf_counter() - self.time >= self.every_s
+
+    def read(self, run: _Run) -> None:
+        if self.step == run.step:
+            return
+        total = self.stepper.read()
+        if not math.isfinite(total):
+            first = self.step + 1
+            steps = f"step {run.step}" if first == run.step else f"steps {first}-{run.step}"
+            kept = self.checkpoint is not None and (self.checkpoint / CHECKPOINT_STATE).exists()
+            where = f" ({self.checkpoint} keeps the last good state)" if kept else ""
+            raise TrainingError(
+                f"the training loss became {total} in {steps} (epoch {run.epoch + 1}); "
+                f"training stopped{where}. Try a lower learning rate.")
+        if run.epoch_instances > self.instances:
+            self.last = (total - run.epoch_loss) / (run.epoch_instances - self.instances)
+        run.epoch_loss, self.instances = total, run.epoch_instances
+        self.step, self.time = run.step, time.perf_counter()
+
+
+@torch.no_grad()
+def validation_loss(net: LogLinearNet, data: DeviceInstances, idx: np.ndarray,
+                    batch_size: int = 4096) -> float | None:
+    """Weighted mean cross-entropy of Eq. 3 (without the penalty) over held-out instances."""
+    if len(idx) == 0:
+        return None
+    device_idx = torch.from_numpy(idx).to(data.device)
+    n_targets = data.target_counts(idx, batch_size, distributed.DistContext())
+    total = torch.zeros((), dtype=torch.float64, device=data.device)
+    for b, start in enumerate(range(0, len(idx), batch_size)):
+        batch = data.batch(device_idx[start:start + batch_size], int(n_targets[b]))
+        total += net(*batch, 1).double()
+    return float(total) / len(idx)
+
+
+def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings,
+               epoch_score=None) -> None:
+    val = validation_loss(net, data, val_idx)
+    entry = {"epoch": run.epoch + 1, "step": run.step,
+             "train_loss": run.epoch_loss / max(run.epoch_instances, 1), "val_loss": val}
+    criterion = val  # lower is better
+    if epoch_score is not None:
+        entry["held_out_map"] = epoch_score(
+            {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
+        criterion = -entry["held_out_map"]
+    run.history.append(entry)
+    run.epoch += 1
+    run.batch = 0
+    run.epoch_loss, run.epoch_instances = 0.0, 0
+    if criterion is not None and criterion < run.best_val:
+        run.best_val, run.best_epoch, run.bad_epochs = criterion, run.epoch, 0
+        if settings.early_stopping:
+            run.best = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    else:
+        run.bad_epochs += 1
+
+
+def _wait_while_paused(should_pause, should_stop) -> bool:
+    """Block while paused; True when the run should stop."""
+    while True:
+        if should_stop is not None and should_stop():
+            return True
+        if should_pause is None or not should_pause():
+            return False
+        time.sleep(0.1)
+
+
+class _Meter:
+    """Instances per second (over the last steps) and the time left."""
+
+    def __init__(self, step: int):
+        self.start_step = step
+        self.times: list[tuple[float, int]] = [(time.perf_counter(), 0)]
+        self.seen = 0
+
+    def event(self, run: _Run, total_steps: int, settings, loss: float, n: int,
+              device, loss_is_new: bool) -> TrainProgress:
+        self.seen += n
+        now = time.perf_counter()
+        self.times.append((now, self.seen))
+        self.times = self.times[-50:]
+        (t0, s0), (t1, s1) = self.times[0], self.times[-1]
+        rate = (s1 - s0) / (t1 - t0) if t1 > t0 else 0.0
+        left = (total_steps - run.step) * settings.batch_size
+        val = run.history[-1]["val_loss"] if run.history else None
+        return TrainProgress(
+            step=run.step, total_steps=total_steps, epoch=min(run.epoch + 1, settings.epochs),
+            epochs=settings.epochs, train_loss=float(loss), val_loss=val,
+            instances_per_s=rate, eta_s=left / rate if rate > 0 else math.inf,
+            device_memory_bytes=device_memory_bytes(device), loss_is_new=loss_is_new)
+
+
+def device_memory_bytes(device: torch.device) -> int:
+    """Peak memory: allocated on a GPU, resident size of the process on the CPU."""
+    if device.type == "cuda":
+        return int(torch.cuda.max_memory_allocated(device))
+    if device.type == "mps":
+        return int(torch.mps.current_allocated_memory())
+    try:
+        import resource
+        import sys
+    except ImportError:  # Windows
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
+
+
+# -- checkpoints and the result -----------------------------------------------------------------
+def _save_checkpoint(folder: Path, net, optimizer, run: _Run, settings, collection) -> None:
+    tensors = {f"param.{k}": v for k, v in net.state_dict().items()}
+    if not all(bool(torch.isfinite(v).all()) for v in tensors.values()):
+        raise TrainingError(f"the parameters became non-finite by step {run.step}; training "
+                            f"stopped ({folder} keeps the last good state). Try a lower "
+                            "learning rate.")
+    opt = optimizer.state_dict()
+    for i, state in opt["state"].items():
+        for name, value in state.items():
+            tensors[f"optim.{i}.{name}"] = torch.as_tensor(value)
+    for k, v in (run.best or {}).items():
+        tensors[f"best.{k}"] = v
+    save_checkpoint(folder, tensors, {
+        "settings": settings.to_dict(), "text_settings": collection.settings.to_dict(),
+        "collection_fingerprint": collection.fingerprint, "collection_source": collection.source,
+        "total_steps": run.steps_per_epoch * settings.epochs,
+        "param_groups": opt["param_groups"], "run": run.state(),
+    })
+
+
+def checkpoint_settings(out_dir: str | Path) -> tuple[TrainSettings, TextSettings]:
+    """The settings a checkpointed run was started with, so a resume can reuse them."""
+    _, _, meta = _latest_checkpoint(Path(out_dir))
+    return (TrainSettings.from_dict(meta["settings"]),
+            TextSettings.from_dict(meta["text_settings"]))
+
+
+def _latest_checkpoint(out_dir: Path) -> tuple[Path, dict, dict]:
+    found = latest_checkpoint(out_dir)
+    if found is None:
+        raise TrainingError(f"there is no checkpoint to resume from in {out_dir}; train "
+                            "without --resume to start afresh")
+    return found
+
+
+def _restore(out_dir: Path, net, optimizer, run: _Run, settings, collection) -> None:
+    """Continue from the newest complete checkpoint of the model folder (storage.py's
+    `latest_checkpoint`: a save cut short by a crash leaves one in every case)."""
+    folder, tensors, meta = _latest_checkpoint(out_dir)
+    saved = TrainSettings.from_dict(meta["settings"])
+    exact = ("window", "dim", "batch_size", "l2", "optimizer", "learning_rate", "rho", "eps",
+             "overlapping", "validation_fraction", "seed")
+    changed = [k for k in exact if getattr(saved, k) != getattr(settings, k)]
+    if changed:
+        raise TrainingError(f"the checkpoint in {folder} was made with other settings "
+                            f"({', '.join(changed)}); resume with the same ones")
+    if meta["collection_fingerprint"] != collection.fingerprint:
+        raise TrainingError(f"the checkpoint in {folder} was made from another collection")
+    device = next(net.parameters()).device
+    state: dict = {}
+    for key, value in tensors.items():
+        if key.startswith("optim."):
+            _, i, name = key.split(".", 2)
+            if not i.isdigit():
+                raise ModelFileError(folder / "state.safetensors", None,
+                                     f"unexpected tensor {key!r}")
+            state.setdefault(int(i), {})[name] = value
+    best = {k[5:]: v.to(device) for k, v in tensors.items() if k.startswith("best.")}
+    try:
+        net.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("param.")})
+        _check_optimizer_state(state, net)
+        groups = [{**saved, **{k: group[k] for k in _DEVICE_OPTIONS if k in group}}
+                  for saved, group in zip(meta["param_groups"], optimizer.param_groups,
+                                          strict=True)]
+        optimizer.load_state_dict({"state": state, "param_groups": groups})
+        if best:
+            LogLinearNet(*(best[k] for k in ("word_embeddings", "candidate_weights",
+                                              "candidate_bias"))).load_state_dict(best)
+    except (RuntimeError, ValueError, KeyError, TypeError) as exc:
+        raise ModelFileError(folder, None, f"the checkpoint does not fit this model: "
+                                           f"{str(exc).splitlines()[0]}") from exc
+    run.best = best or None
+    for k, v in meta["run"].items():
+        setattr(run, k, v)
+    if run.best_val is None:
+        run.best_val = math.inf
+    if not 0 <= run.batch <= run.steps_per_epoch:
+        raise ModelFileError(folder, None, f"the checkpoint is at batch {run.batch} of an epoch "
+                                           f"of {run.steps_per_epoch}")
+
+
+def _check_optimizer_state(state: dict, net) -> None:
+    """Every optimiser tensor belongs to a parameter and has its shape (or is a scalar)."""
+    params = list(net.parameters())
+    for i, tensors in state.items():
+        if i >= len(params):
+            raise ValueError(f"optimizer state for parameter {i} of {len(params)}")
+        for name, value in tensors.items():
+            if value.dim() and value.shape != params[i].shape:
+                raise ValueError(f"optimizer state {name} of parameter {i} has shape "
+                                 f"{tuple(value.shape)}, not {tuple(params[i].shape)}")
+
+
+def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors,
+              stopped: bool = False) -> LogLinearModel:
+    params = run.best if (settings.early_stopping and run.best) else net.state_dict()
+    # `stopped`: the user stopped the run, so the model is partial (the app marks it so).
+    extra = {"best_epoch": run.best_epoch, "steps": run.step,
+             "total_steps": run.steps_per_epoch * settings.epochs, "stopped": stopped}
+    if word_vectors is not None:
+        extra["embeddings_coverage"] = word_vectors.coverage()
+    return LogLinearModel(
+        word_embeddings=params["word_embeddings"].detach().cpu().numpy().copy(),
+        candidate_weights=params["candidate_weights"].detach().cpu().numpy().copy(),
+        candidate_bias=params["candidate_bias"].detach().cpu().numpy().copy(),
+        vocab=collection.vocab,
+        text_settings=collection.settings,
+        person_ids=list(collection.person_ids),
+        person_names=list(collection.person_names),
+        settings={**settings.to_dict(), **extra},
+        collection_fingerprint=collection.fingerprint,
+        collection_source=collection.source,
+        history=list(run.history),
+    )
