@@ -1,13 +1,12 @@
-"""Trainer speed: ours against a straightforward PyTorch model and against our previous trainer.
+"""Trainer speed: ours (eager, and replayed from a CUDA graph) against a straightforward model.
 
     .venv/bin/python benchmarks/bench_train.py ../shared/data/dpdk-maintainers [--device cuda]
-        [--steps N] [--previous main] [--epoch] [--parts dpdk,synthetic]
+        [--steps N] [--epoch] [--parts dpdk,synthetic]
 
 Parts (each in its own process, so each peak memory is its own):
 - dpdk: on the same batches, from the same initial parameters, on one device:
-  `ours` (the step `train` runs: training_step.Stepper on device-resident instances), on CUDA
-  also `ours-graph` (the same step replayed from a CUDA graph, `cuda_graphs`), `previous` (the
-  step of our trainer as it was at git --previous, loaded beside this one) and `straightforward`
+  `ours` (the step `train` runs: train/step.py's Stepper on device-resident instances), on CUDA
+  also `ours-graph` (the same step replayed from a CUDA graph, `cuda_graphs`), and `straightforward`
   (nn.Embedding, nn.Linear, per-word log_softmax, sum over the window, log_softmax, soft
   cross-entropy on dense targets, Adadelta, the loss read after every step). Trainers alternate
   in blocks of --block steps; a block ends when the device has finished it (ours reads its loss
@@ -17,7 +16,7 @@ Parts (each in its own process, so each peak memory is its own):
   torch.profiler; and ours' step-time split (batch assembly, forward+backward, penalty and
   optimiser, the loss read), each part timed alone between device synchronisations. With
   --epoch, one full epoch of `train` (and of `train` with CUDA graphs on CUDA).
-- synthetic: ours and previous on a random collection with 50,000 people (e=300, n=8, m=1024),
+- synthetic: ours on a random collection with 50,000 people (e=300, n=8, m=1024),
   and the peak memory (the straightforward model too, for a few steps, with
   --straightforward-steps).
 """
@@ -25,13 +24,11 @@ Parts (each in its own process, so each peak memory is its own):
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -41,22 +38,20 @@ import torch
 from torch import nn
 from torch.profiler import ProfilerActivity, profile
 
-import expert_gui.core
 from expert_gui.core.data.collection import Collection
 from expert_gui.core.data.loading import load_collection
 from expert_gui.core.train.distributed import DistContext
 from expert_gui.core.train.instances import make_instances
-from expert_gui.core.train.step import DeviceInstances, make_stepper
-from expert_gui.core.train.trainer import (
-    READ_EVERY_S,
+from expert_gui.core.train.net import (
     LogLinearNet,
-    TrainSettings,
     device_memory_bytes,
     initial_parameters,
     make_optimizer,
     select_device,
-    train,
 )
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.core.train.step import DeviceInstances, make_stepper
+from expert_gui.core.train.trainer import READ_EVERY_S, train
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCHES = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
@@ -110,29 +105,6 @@ class Ours:
         return self.stepper.read()
 
 
-class Previous:
-    """The step of our trainer at another commit (`_step`: numpy batches, the loss read back)."""
-
-    def __init__(self, module, instances, n_words, n_people, settings, order, device):
-        self.module, self.instances, self.settings, self.device = (module, instances, settings,
-                                                                   device)
-        self.net = module.LogLinearNet(*module.initial_parameters(n_words, n_people, settings),
-                                       chunk=settings.candidate_chunk).to(device)
-        self.optimizer = module.make_optimizer(self.net.parameters(), settings)
-        self.dist = module.distributed.DistContext()
-        self.order, self.m, self.total = order, settings.batch_size, 0.0
-
-    def step(self, b: int) -> None:
-        idx = self.order[b * self.m:(b + 1) * self.m]
-        loss = self.module._step(self.net, self.net, self.optimizer, self.instances, idx,
-                                 self.settings, self.device, self.dist)
-        self.total += loss * len(idx)
-
-    def finish(self) -> float:
-        synchronize(self.device)
-        return self.total
-
-
 class Plain:
     """The straightforward model, its dense targets built on the host and copied over."""
 
@@ -158,36 +130,6 @@ class Plain:
     def finish(self) -> float:
         synchronize(self.device)
         return self.total
-
-
-def load_previous(ref: str):
-    """training.py as it was at git `ref`, importable beside the current package: its
-    `distributed` module is the one of `ref` too; everything else it imports is today's."""
-    def show(path: str) -> str:
-        return subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:{path}"], check=True,
-                              capture_output=True, text=True).stdout
-
-    folder = Path(tempfile.mkdtemp(prefix="previous-trainer-"))
-    current = sys.modules["expert_gui.core.train.distributed"]
-    loaded = {}
-    try:
-        for name in ("distributed", "training"):
-            path = folder / f"previous_{name}.py"
-            path.write_text(show(f"expert_gui/core/{name}.py"), encoding="utf-8")
-            spec = importlib.util.spec_from_file_location(f"previous_{name}", path)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[spec.name] = module
-            spec.loader.exec_module(module)
-            loaded[name] = module
-            if name == "distributed":  # what `from expert_gui.core.train import distributed` finds
-                sys.modules["expert_gui.core.train.distributed"] = module
-                expert_gui.core.train.distributed = module
-    finally:
-        sys.modules["expert_gui.core.train.distributed"] = current
-        expert_gui.core.train.distributed = current
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", ref], check=True,
-                            capture_output=True, text=True).stdout.strip()
-    return loaded["training"], commit
 
 
 # -- measuring ----------------------------------------------------------------------------------
@@ -284,21 +226,12 @@ def compare(collection: Collection, settings: TrainSettings, args, label: str,
     if device.type == "cuda":
         trainers["ours-graph"] = Ours(*args_[:3], replace(settings, cuda_graphs=True),
                                       *args_[4:])
-    previous = None
-    if args.previous:
-        module, commit = load_previous(args.previous)
-        if hasattr(module, "_step"):
-            trainers["previous"] = Previous(module, *args_)
-            previous = commit
-        else:
-            print(f"--previous {args.previous} ({commit}) has no host-batch trainer to compare",
-                  file=sys.stderr)
     if straightforward:
         trainers["straightforward"] = Plain(*args_)
     times = run_blocks(trainers, steps, args.block)
     out = {"set": label, "device": str(device), "instances": len(instances),
            "people": collection.n_people, "vocabulary": len(collection.vocab),
-           "batch_size": m, "steps": steps, "block": args.block, "previous_commit": previous,
+           "batch_size": m, "steps": steps, "block": args.block,
            "torch": torch.__version__, "torch_threads": torch.get_num_threads()}
     losses = {name: t.finish() / (steps * m) for name, t in trainers.items()}
     for name, ts in times.items():
@@ -415,8 +348,6 @@ def main() -> None:
                    help="steps per block (default 10 on a CPU, 50 on CUDA)")
     p.add_argument("--profile-steps", type=int, default=5, help="steps profiled, per trainer")
     p.add_argument("--split-steps", type=int, default=20, help="steps of ours' step-time split")
-    p.add_argument("--previous", default="main",
-                   help="git ref of the previous trainer ('' to skip; default main)")
     p.add_argument("--synthetic-steps", type=int, default=50)
     p.add_argument("--straightforward-steps", type=int, default=0,
                    help="steps of the straightforward model on the synthetic set (0: skip)")

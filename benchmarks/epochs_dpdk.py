@@ -26,7 +26,8 @@ from ir_measures import AP
 from expert_gui.core.data.loading import load_collection
 from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 from expert_gui.core.model.loglinear import LogLinearModel
-from expert_gui.core.train.trainer import TrainSettings, train
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.core.train.trainer import train
 
 
 def read_topics(path: Path) -> dict[str, str]:

@@ -4,7 +4,7 @@
 # (ours, ours replayed from a CUDA graph and the straightforward model on the same batches, the
 # step-time split, and one epoch of `train` with and without CUDA graphs).
 #
-#   benchmarks/gpu_check.sh [DPDK folder] [--previous REF ...more bench_train options]
+#   benchmarks/gpu_check.sh [DPDK folder] [...more bench_train options]
 #
 # PYTHON picks the interpreter (default .venv/bin/python; it needs a CUDA build of torch).
 set -euo pipefail
@@ -16,4 +16,4 @@ shift || true
 "$PY" -c 'import torch; print(torch.__version__, torch.cuda.get_device_name(0))'
 "$PY" -m pytest -q -p no:cacheprovider -rs tests/test_training_step.py tests/test_training.py \
     tests/test_crash_points.py
-"$PY" benchmarks/bench_train.py "$DATA" --device cuda --parts dpdk --epoch --previous '' "$@"
+"$PY" benchmarks/bench_train.py "$DATA" --device cuda --parts dpdk --epoch "$@"

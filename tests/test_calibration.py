@@ -20,7 +20,8 @@ from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.store.storage import load_model
-from expert_gui.core.train.trainer import TrainSettings, train
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.core.train.trainer import train
 
 SETTINGS = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3,
                          checkpoint_every=0)

@@ -7,7 +7,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from expert_gui.core.data.collection import Collection, parse_date
+from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.dates import parse_date
 from expert_gui.core.data.loading import collection_cache, load_collection
 
 

@@ -103,7 +103,7 @@ def test_the_generator_reproduces_the_committed_files(tmp_path):
 
 
 def test_train_settings_are_valid_trainer_settings():
-    from expert_gui.core.train.trainer import TrainSettings
+    from expert_gui.core.train.settings import TrainSettings
 
     overrides = json.loads((DEMO / "train_settings.json").read_text(encoding="utf-8"))
     settings = TrainSettings(**overrides)
@@ -121,7 +121,8 @@ def test_loglinear_model_beats_exact_matching_on_the_semantic_topics(collection)
 
     from expert_gui.core.rankers.language_models import Model2
     from expert_gui.core.rankers.loglinear import LogLinearRanker
-    from expert_gui.core.train.trainer import TrainSettings, train
+    from expert_gui.core.train.settings import TrainSettings
+    from expert_gui.core.train.trainer import train
 
     overrides = json.loads((DEMO / "train_settings.json").read_text(encoding="utf-8"))
     threads = torch.get_num_threads()  # the settings' `threads` is process-wide: put it back

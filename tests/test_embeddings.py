@@ -10,7 +10,9 @@ from fixtures.training import load_training_fixture
 from expert_gui.core.data.text import Vocabulary
 from expert_gui.core.errors import EmbeddingsFileError, TrainingError
 from expert_gui.core.train.embeddings import detect_format, load_word_vectors
-from expert_gui.core.train.trainer import TrainSettings, initial_parameters, train
+from expert_gui.core.train.net import initial_parameters
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.core.train.trainer import train
 
 VOCAB = Vocabulary(["<pad>", "ring", "queue", "crypto", "mlx"], np.ones(5, dtype=np.int64))
 VECTORS = {"Ring": [1.0, 2.0], "ring": [3.0, 4.0], "QUEUE": [5.0, 6.0], "other": [7.0, 8.0]}

@@ -15,7 +15,7 @@ from expert_gui.core.evaluation.measures import MEASURES
 from expert_gui.core.evaluation.results import STAGES, ExperimentSettings
 from expert_gui.core.evaluation.runs import read_run
 from expert_gui.core.rankers.names import METHODS
-from expert_gui.core.train.trainer import TrainSettings
+from expert_gui.core.train.settings import TrainSettings
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = TrainSettings(dim=16, epochs=4, window=4, overlapping=True, batch_size=64,

@@ -20,7 +20,8 @@ from expert_gui.core.store.model_folders import (
     read_model_folder,
 )
 from expert_gui.core.store.storage import load_model
-from expert_gui.core.train.trainer import TrainSettings, train
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.core.train.trainer import train
 
 FAST = TrainSettings(dim=8, batch_size=16, epochs=3, checkpoint_every=2, seed=1)
 

@@ -11,7 +11,8 @@ from expert_gui.cli import main
 from expert_gui.core.errors import OutputFolderError
 from expert_gui.core.store.outputs import MARKER, locked, remove_own
 from expert_gui.core.store.storage import MODEL_LAYOUT, load_model
-from expert_gui.core.train.trainer import TrainSettings, train
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.core.train.trainer import train
 
 FAST = ["--dim", "8", "--batch-size", "64", "--epochs", "1"]
 TINY = TrainSettings(dim=8, batch_size=64, epochs=1)

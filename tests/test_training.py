@@ -10,17 +10,15 @@ from fixtures.training import DISTINCTIVE, load_training_fixture
 from expert_gui.core.errors import TrainingError
 from expert_gui.core.store.storage import load_checkpoint
 from expert_gui.core.train.instances import make_instances
-from expert_gui.core.train.trainer import (
+from expert_gui.core.train.net import (
     CandidateLogSumExp,
     LogLinearNet,
-    TrainSettings,
     WindowSum,
-    epoch_order,
     initial_parameters,
-    split_validation,
-    train,
     window_cross_entropy,
 )
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.core.train.trainer import epoch_order, split_validation, train
 
 FAST = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3)
 

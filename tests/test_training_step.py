@@ -18,6 +18,8 @@ from expert_gui.core.store.storage import load_checkpoint
 from expert_gui.core.train import trainer as training
 from expert_gui.core.train.distributed import DistContext
 from expert_gui.core.train.instances import make_instances
+from expert_gui.core.train.net import LogLinearNet, initial_parameters, make_optimizer
+from expert_gui.core.train.settings import TrainSettings
 from expert_gui.core.train.step import (
     GRAPH_WARMUP_STEPS,
     DeviceInstances,
@@ -25,13 +27,7 @@ from expert_gui.core.train.step import (
     Stepper,
     make_stepper,
 )
-from expert_gui.core.train.trainer import (
-    LogLinearNet,
-    TrainSettings,
-    initial_parameters,
-    make_optimizer,
-    train,
-)
+from expert_gui.core.train.trainer import train
 
 SETTINGS = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3)
 CPU = torch.device("cpu")

@@ -84,7 +84,8 @@ def register(sub):
 def _settings(args):
     """TrainSettings and TextSettings: the checkpoint's when resuming, else the defaults; then
     every option given on the command line."""
-    from expert_gui.core.train.trainer import TrainSettings, checkpoint_settings
+    from expert_gui.core.train.settings import TrainSettings
+    from expert_gui.core.train.trainer import checkpoint_settings
 
     train, text = checkpoint_settings(args.out) if args.resume else (TrainSettings(),
                                                                      TextSettings())
@@ -112,7 +113,7 @@ def run(args) -> int:
     from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
     from expert_gui.core.store.storage import check_model_folder
     from expert_gui.core.train.embeddings import load_word_vectors
-    from expert_gui.core.train.trainer import select_device
+    from expert_gui.core.train.net import select_device
 
     settings, text = _settings(args)
     check_model_folder(args.out)  # before the collection loads: a bad --out is told at once

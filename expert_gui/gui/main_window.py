@@ -32,7 +32,7 @@ from expert_gui.gui.panels.entropy import EntropyPanel
 from expert_gui.gui.panels.neighbours import NeighboursPanel
 from expert_gui.gui.panels.profile import ProfilePanel
 from expert_gui.gui.panels.query import QueryPanel
-from expert_gui.gui.panels.training import TrainingPanel
+from expert_gui.gui.panels.training.panel import TrainingPanel
 from expert_gui.gui.state import AppState
 from expert_gui.gui.welcome import GuideDialog, WelcomeBanner
 from expert_gui.gui.widgets import ElidedLabel

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
@@ -23,6 +25,27 @@ ACCENT = QColor("#3b7dd8")
 ACCENT_ON_SELECTION = QColor("#cfe0f7")
 BETTER = QColor("#d9f2d9")
 WORSE = QColor("#f8d7d7")
+
+
+def format_duration(seconds: float | None) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "–"
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def format_bytes(n: int | None) -> str:
+    if not n:
+        return "–"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:,.0f} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return ""
 
 
 def make_table(headers: list[str], *, stretch_last: bool = True) -> QTableWidget:

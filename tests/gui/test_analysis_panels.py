@@ -144,7 +144,7 @@ def test_tsne_map_places_every_drawn_word(model):
 def test_comparison_says_which_method_works_best_on_the_held_out_documents(qtbot, state,
                                                                             collection):
     from expert_gui.core.evaluation.calibration import train_with_held_out
-    from expert_gui.core.train.trainer import TrainSettings
+    from expert_gui.core.train.settings import TrainSettings
 
     panel = ComparisonPanel(state)
     qtbot.addWidget(panel)

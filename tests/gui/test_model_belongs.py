@@ -17,7 +17,7 @@ from gui_helpers import (
 
 from expert_gui.core.data.loading import load_collection
 from expert_gui.gui.main_window import MainWindow, settings
-from expert_gui.gui.panels.training import form_defaults
+from expert_gui.gui.panels.training.form import form_defaults
 
 pytestmark = pytest.mark.gui
 

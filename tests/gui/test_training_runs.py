@@ -17,8 +17,8 @@ from expert_gui.core.data.loading import load_collection
 from expert_gui.core.evaluation.calibration import train_with_held_out
 from expert_gui.core.paths import models_dir
 from expert_gui.core.store.model_folders import read_model_folder
-from expert_gui.core.train.trainer import TrainSettings
-from expert_gui.gui.panels.training import form_defaults
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.gui.panels.training.form import form_defaults
 
 pytestmark = pytest.mark.gui
 

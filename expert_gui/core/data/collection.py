@@ -9,7 +9,6 @@ streams records in from any format reader and reports every problem with its fil
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from array import array
 from collections.abc import Iterable
@@ -19,30 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from expert_gui.core.data import cache
+from expert_gui.core.data.dates import NO_DAY, parse_date
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TOKEN_RE, TextSettings, Tokenizer, Vocabulary
 from expert_gui.core.errors import CollectionError
-
-# An undated document's entry in `Collection.doc_dates`.
-NO_DATE = np.datetime64("NaT", "D")
-_NO_DAY = int(NO_DATE.astype(np.int64))
-# YYYY, YYYY-MM or YYYY-MM-DD, optionally followed by a time ("T12:00:00Z", " 12:00").
-_DATE_RE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:[T ][0-9:.+\-Z ]*)?")
-
-
-def parse_date(text: str) -> np.datetime64 | None:
-    """A document's date as a day; a year or a month alone stands for its first day.
-
-    None when the text is not such a date (or names no real day, like 2021-02-30).
-    """
-    m = _DATE_RE.fullmatch(text.strip())
-    if m is None:
-        return None
-    year, month, day = m.group(1), m.group(2) or "1", m.group(3) or "1"
-    try:
-        return np.datetime64(f"{year}-{int(month):02d}-{int(day):02d}", "D")
-    except ValueError:
-        return None
 
 
 @dataclass(frozen=True)
@@ -299,7 +278,7 @@ class CollectionBuilder:
         self._people_where: dict[str, tuple[str, int | None]] = {}
         self._text_offsets = array("q", [0])
         self._text_size = 0
-        self._days = array("q")  # each document's date as days since 1970 (_NO_DAY: none)
+        self._days = array("q")  # each document's date as days since 1970 (NO_DAY: none)
         self._any_date = False
         if spill_dir is not None:
             fd, self._text_path = tempfile.mkstemp(suffix=".texts", dir=spill_dir)
@@ -336,13 +315,13 @@ class CollectionBuilder:
 
     def _day(self, date: str, doc_id: str, file: str | Path, line: int | None) -> int:
         if not date or not date.strip():
-            return _NO_DAY
+            return NO_DAY
         day = parse_date(date)
         if day is None:
             self.report.add("invalid-date", file, line,
                             f"document {doc_id!r}: expected a date like 2021-03-04, 2021-03 or "
                             f"2021, found {date.strip()[:40]!r}; the document is kept, undated")
-            return _NO_DAY
+            return NO_DAY
         self._any_date = True
         return int(day.astype(np.int64))
 

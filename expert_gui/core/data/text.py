@@ -213,15 +213,16 @@ def check_text_settings(value, where: str) -> None:
     """A TextSettings dict with every field of its type; stop words never a path."""
     kinds = {f.name: tuple if f.default_factory is not MISSING else type(f.default)
              for f in fields(TextSettings)}
-    checks = {name: {int: schema.integer(1), str: schema.string, tuple: schema.list_of(schema.string)}.get(kind, schema.json_value)
-              for name, kind in kinds.items()}
+    by_kind = {int: schema.integer(1), str: schema.string, tuple: schema.list_of(schema.string)}
+    checks = {name: by_kind.get(kind, schema.json_value) for name, kind in kinds.items()}
     checks["numbers"] = schema.one_of(KNOWN_NUMBER_RULES)
     schema.obj(required={}, optional_keys=checks)(value, where)
     stopwords = value.get("stopwords", TextSettings().stopwords)
     if stopwords not in ("english", "none"):
-        raise schema.SchemaError(schema.join(where, "stopwords"),
-                          f"names a file ({schema.short(stopwords)}); a model carries its stop words "
-                          "and never reads a path it names: retrain it with this version")
+        raise schema.SchemaError(
+            schema.join(where, "stopwords"),
+            f"names a file ({schema.short(stopwords)}); a model carries its stop words and never "
+            "reads a path it names: retrain it with this version")
     try:
         TextSettings.from_dict(value)
     except (TypeError, ValueError) as exc:

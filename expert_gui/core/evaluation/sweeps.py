@@ -11,7 +11,8 @@ from expert_gui.core.evaluation.evaluate import check_stop, evaluate, part_progr
 from expert_gui.core.evaluation.qrels import Qrels
 from expert_gui.core.model.loglinear import LogLinearModel
 from expert_gui.core.rankers.methods import make_ranker
-from expert_gui.core.train.trainer import TrainSettings, train
+from expert_gui.core.train.settings import TrainSettings
+from expert_gui.core.train.trainer import train
 
 Curve = dict[int, dict[str, float]]
 """x (window n or k) -> measure -> mean over the judged topics."""

@@ -3,7 +3,7 @@
 Eq. 1: P(c|w) = softmax(W_c . W_p[w] + b_c) over the candidates C.
 Eq. 2: P(c|w_1..w_k) is proportional to prod_i P(c|w_i), computed in log space.
 
-Training (torch) lives in `training.py`; this class is what a trained model *is* once saved, and
+Training (torch) lives in `train/`; this class is what a trained model *is* once saved, and
 what rankers, the CLI and the GUI use, so none of them touch torch tensors.
 """
 
@@ -36,7 +36,8 @@ class LogLinearModel:
     collection_fingerprint: str = ""
     collection_source: str = ""
     history: list[dict] = field(default_factory=list)
-    calibration: dict | None = None  # held-out documents and fusion weights (core/evaluation/calibration.py)
+    # held-out documents and fusion weights (core/evaluation/calibration.py)
+    calibration: dict | None = None
 
     def __post_init__(self):
         self._tokenizer: Tokenizer | None = None

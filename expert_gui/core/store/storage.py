@@ -24,11 +24,18 @@ from pathlib import Path
 
 import numpy as np
 
+from expert_gui.core import schema
 from expert_gui.core.data.inputs import read_regular
 from expert_gui.core.data.text import TextSettings, Vocabulary, inline_stopwords
 from expert_gui.core.errors import ModelFileError, OutputFolderError
 from expert_gui.core.model.loglinear import LogLinearModel
-from expert_gui.core.store import manifest as schema
+from expert_gui.core.store.manifest import (
+    CHECKPOINT_KEYS,
+    MODEL_KEYS,
+    OPTIONAL_CHECKPOINT_KEYS,
+    OPTIONAL_MODEL_KEYS,
+    digest,
+)
 from expert_gui.core.store.outputs import (
     LOCK,
     MARKER,
@@ -97,7 +104,7 @@ def save_model(model: LogLinearModel, folder: str | Path) -> Path:
     }
     if model.calibration is not None:
         manifest["calibration"] = model.calibration
-    manifest["sha256"] = schema.digest(blob, manifest)
+    manifest["sha256"] = digest(blob, manifest)
     _write_atomic(folder / MODEL_FILE, blob)
     _write_atomic(folder / MANIFEST_FILE, json.dumps(manifest, indent=1).encode("utf-8"))
     fsync_folder(folder)
@@ -109,7 +116,7 @@ def read_manifest(folder: str | Path) -> dict:
     path = Path(folder) / MANIFEST_FILE
     manifest = _read_document(path, FORMAT)
     try:
-        schema.check_document(manifest, FORMAT, schema.MODEL_KEYS, schema.OPTIONAL_MODEL_KEYS)
+        schema.check_document(manifest, FORMAT, MODEL_KEYS, OPTIONAL_MODEL_KEYS)
     except schema.SchemaError as exc:
         raise ModelFileError(path, None, str(exc)) from None
     return manifest
@@ -193,7 +200,7 @@ def save_checkpoint(folder: str | Path, tensors: dict, meta: dict) -> None:
     blob = save({k: v.detach().cpu().contiguous() for k, v in tensors.items()})
     _write_synced(tmp / "state.safetensors", blob)
     meta = {"format": CHECKPOINT_FORMAT, "format_version": FORMAT_VERSION, **meta}
-    meta["sha256"] = schema.digest(blob, meta)
+    meta["sha256"] = digest(blob, meta)
     _write_synced(tmp / CHECKPOINT_STATE, json.dumps(meta, allow_nan=False).encode("utf-8"))
     fsync_folder(tmp)
     if folder.exists():
@@ -259,8 +266,8 @@ def read_checkpoint_state(folder: Path) -> dict:
     # Version 1 wrote an infinite best validation loss as JSON's non-standard Infinity.
     meta = _read_document(path, CHECKPOINT_FORMAT, {"Infinity": math.inf})
     try:
-        schema.check_document(meta, CHECKPOINT_FORMAT, schema.CHECKPOINT_KEYS,
-                              schema.OPTIONAL_CHECKPOINT_KEYS)
+        schema.check_document(meta, CHECKPOINT_FORMAT, CHECKPOINT_KEYS,
+                              OPTIONAL_CHECKPOINT_KEYS)
     except schema.SchemaError as exc:
         raise ModelFileError(path, None, str(exc)) from None
     return meta
@@ -293,7 +300,7 @@ def _read_document(path: Path, expected_format: str, constants=None) -> dict:
 def _verify(blob: bytes, document: dict, path: Path, message: str) -> None:
     """The document's hash: of the tensors and itself (version 2), of the tensors (version 1)."""
     if document["format_version"] >= 2:
-        expected = schema.digest(blob, document)
+        expected = digest(blob, document)
     else:
         expected = hashlib.sha256(blob).hexdigest()
     if document["sha256"] != expected:

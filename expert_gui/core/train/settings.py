@@ -17,7 +17,7 @@ class TrainSettings:
     `epochs` is 5, from the DPDK dev topics (benchmarks/epochs_dpdk.py): MAP rose from 0.41
     after one epoch (the paper's setting) to 0.51 after five, then stayed at 0.48-0.50 while the
     validation loss bottomed out at epoch 6 and rose from epoch 7. `cuda_graphs` replays each
-    full step from one captured CUDA graph (training_step.GraphStepper; opt-in, CUDA only)."""
+    full step from one captured CUDA graph (step.GraphStepper; opt-in, CUDA only)."""
 
     window: int = 8
     dim: int = 300

@@ -1,0 +1,101 @@
+"""The live loss plot of a training run: the raw and smoothed training loss and the validation
+loss, buffered and redrawn on a timer (at most ten times a second)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (
+    QWidget,
+)
+
+from expert_gui.gui.widgets import (
+    placeholder_text,
+    set_placeholder,
+    style_plot,
+)
+
+REDRAW_MS = 100  # the loss plot redraws at most ten times a second
+SMOOTHING = 0.9  # exponential moving average of the training loss, for a readable curve
+
+
+
+class Smoother:
+    """Bias-corrected exponential moving average (as TensorBoard draws a noisy loss), one value
+    at a time: a long run's plot extends it instead of recomputing every point ten times a
+    second."""
+
+    def __init__(self, alpha: float = SMOOTHING):
+        self.alpha = alpha
+        self.avg = 0.0
+        self.n = 0
+
+    def add(self, value: float) -> float:
+        self.n += 1
+        self.avg = self.alpha * self.avg + (1 - self.alpha) * value
+        return self.avg / (1 - self.alpha ** self.n)
+
+
+class LossPlot(pg.PlotWidget):
+    """Training loss (raw and smoothed) and validation loss, redrawn from a timer."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        style_plot(self, "step", "cross-entropy loss")
+        self.legend = self.addLegend(offset=(-10, 10))
+        # A long run has tens of thousands of steps: draw about one point per pixel.
+        self.setDownsampling(auto=True, mode="peak")
+        self.setClipToView(True)
+        self.raw_curve = self.plot([], [], pen=pg.mkPen("#9dbce8", width=1), name="training")
+        self.smooth_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=2),
+                                      name="training (smoothed)")
+        self.val_curve = self.plot([], [], pen=pg.mkPen("#d9480f", width=2), symbol="o",
+                                   symbolSize=6, symbolBrush="#d9480f", name="validation")
+        self.clear_data()
+        self.timer = QTimer(self)
+        self.timer.setInterval(REDRAW_MS)
+        self.timer.timeout.connect(self.redraw)
+        self.timer.start()
+
+    def clear_data(self) -> None:
+        self.steps: list[int] = []
+        self.losses: list[float] = []
+        self.val_steps: list[int] = []
+        self.val_losses: list[float] = []
+        self.smoothed: list[float] = []
+        self.smoother = Smoother()
+        self.dirty = True
+        self.legend.setVisible(False)  # nothing to name yet; it would cover the message
+        set_placeholder(self, "The loss appears here while a model trains.")
+
+    def add(self, step: int, train_loss: float | None, val_loss: float | None) -> None:
+        """One progress event. The epoch's closing event repeats its last step (skipped); every
+        event repeats the last validation loss, so a new one is one that changed."""
+        if train_loss is not None and math.isfinite(train_loss) and (
+                not self.steps or self.steps[-1] != step):
+            self.steps.append(step)
+            self.losses.append(train_loss)
+            self.smoothed.append(self.smoother.add(train_loss))
+            self.dirty = True
+        if val_loss is not None and math.isfinite(val_loss) and (
+                not self.val_losses or self.val_losses[-1] != val_loss):
+            self.val_steps.append(step)
+            self.val_losses.append(val_loss)
+            self.dirty = True
+
+    def redraw(self) -> None:
+        if not self.dirty:
+            return
+        self.dirty = False
+        if self.steps and placeholder_text(self) is not None:
+            set_placeholder(self, None)
+            self.legend.setVisible(True)
+        x = np.asarray(self.steps, dtype=np.float64)
+        y = np.asarray(self.losses, dtype=np.float64)
+        self.raw_curve.setData(x, y)
+        self.smooth_curve.setData(x, np.asarray(self.smoothed, dtype=np.float64))
+        self.val_curve.setData(np.asarray(self.val_steps, float),
+                               np.asarray(self.val_losses, float))
