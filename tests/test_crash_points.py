@@ -19,7 +19,7 @@ HARNESS = Path(__file__).parent / "fixtures" / "crash" / "kill_at_rename.py"
 # 12 steps, 6 an epoch: checkpoints at steps 5, 6 (the first epoch's end) and 10, each
 # replacing the one before, and the final one.
 TRAIN = ["--dim", "8", "--batch-size", "16", "--epochs", "2", "--checkpoint-every", "5",
-         "--threads", "1", "--seed", "4"]
+         "--threads", "1", "--seed", "4", "--device", "cpu"]  # bit for bit: on the CPU
 
 
 def run_killed_at(n: int, out: Path, home: Path, log: Path) -> int:

@@ -20,7 +20,10 @@ from expert_gui.core.train.net import (
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.core.train.trainer import epoch_order, split_validation, train
 
-FAST = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3)
+# On the CPU, so that runs are compared bit for bit (a GPU's atomic adds sum in no fixed order:
+# test_training_step.py compares GPU runs to a tolerance).
+FAST = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3,
+                     device="cpu")
 
 
 @pytest.fixture(scope="module")

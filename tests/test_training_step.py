@@ -29,7 +29,8 @@ from expert_gui.core.train.step import (
 )
 from expert_gui.core.train.trainer import train
 
-SETTINGS = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3)
+SETTINGS = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3,
+                         device="cpu")
 CPU = torch.device("cpu")
 
 
@@ -144,11 +145,15 @@ def test_progress_losses_are_means_since_the_last_read(collection, monkeypatch):
         assert total / n_train == pytest.approx(history["train_loss"], rel=1e-9)
 
 
-def test_cuda_graphs_fall_back_to_the_eager_step_off_cuda(collection, caplog):
-    with caplog.at_level(logging.WARNING):
-        graphs = train(collection, TrainSettings(**{**SETTINGS.to_dict(), "cuda_graphs": True}))
-    assert "CUDA graphs" in caplog.text
-    plain = train(collection, SETTINGS)
+def test_cuda_graphs_are_on_by_default_and_off_cuda_the_same_step_runs_eagerly(collection,
+                                                                              caplog):
+    assert SETTINGS.cuda_graphs  # the default
+    events = []
+    with caplog.at_level(logging.INFO):
+        graphs = train(collection, SETTINGS, progress=events.append)
+    assert not caplog.text  # nothing to warn about: graphs are for CUDA only
+    assert {e.path for e in events} == {"CPU"}
+    plain = train(collection, TrainSettings(**{**SETTINGS.to_dict(), "cuda_graphs": False}))
     np.testing.assert_array_equal(graphs.word_embeddings, plain.word_embeddings)
     assert type(make_stepper(None, None, None, DeviceInstances(make_instances(collection), CPU),
                              SETTINGS, DistContext())) is Stepper
@@ -320,3 +325,53 @@ def test_on_a_gpu_the_captured_step_is_replayed_and_trains_as_the_eager_one(coll
     assert graph_losses == pytest.approx(plain_losses, rel=1e-5)
     for a, b in zip(plain, graph, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_on_a_gpu_the_default_trains_from_a_cuda_graph_and_a_killed_run_resumes(collection,
+                                                                                tmp_path):
+    """The one click: default settings on a GPU capture the step (the status bar says so), and a
+    run killed mid-way and resumed ends where an uninterrupted one does, to a GPU's rounding."""
+    settings = TrainSettings(**{**SETTINGS.to_dict(), "device": "cuda", "checkpoint_every": 5})
+    events = []
+    whole = train(collection, settings, progress=events.append)
+    assert {e.path for e in events} == {"GPU (CUDA graph)"}
+
+    class Killed(Exception):
+        pass
+
+    def die_at_step_13(event):
+        if event.step == 13:
+            raise Killed
+
+    with pytest.raises(Killed):
+        train(collection, settings, out_dir=tmp_path, progress=die_at_step_13)
+    resumed = train(collection, settings, out_dir=tmp_path, resume=True)
+    for a, b in ((resumed.word_embeddings, whole.word_embeddings),
+                 (resumed.candidate_weights, whole.candidate_weights)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    assert [h["epoch"] for h in resumed.history] == [h["epoch"] for h in whole.history]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_on_a_gpu_a_capture_that_fails_goes_on_eagerly_and_says_so(collection, monkeypatch,
+                                                                    caplog):
+    """A step that reads the device while being captured (here planted) cannot be a graph: the
+    capture fails, the run goes on with eager steps on the same GPU, and says which it took."""
+    static_step = GraphStepper._static_step
+
+    def reads_the_device_when_captured(self):
+        static_step(self)
+        if torch.cuda.is_current_stream_capturing():
+            float(self.loss_sum)  # a host read: not allowed in a capture
+
+    settings = TrainSettings(**{**SETTINGS.to_dict(), "device": "cuda"})
+    eager = train(collection, TrainSettings(**{**settings.to_dict(), "cuda_graphs": False}))
+    monkeypatch.setattr(GraphStepper, "_static_step", reads_the_device_when_captured)
+    events = []
+    with caplog.at_level(logging.WARNING):
+        fallen_back = train(collection, settings, progress=events.append)
+    assert "CUDA graph failed" in caplog.text
+    assert events[-1].path == "GPU (eager: CUDA graph capture failed)"
+    np.testing.assert_allclose(fallen_back.word_embeddings, eager.word_embeddings, rtol=1e-4,
+                               atol=1e-5)

@@ -7,6 +7,7 @@ their MAP and MRR say which method works best on the collection and calibrate `a
 
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 from dataclasses import replace
@@ -66,8 +67,10 @@ def register(sub):
                    help="default auto: cuda, else mps, else cpu")
     p.add_argument("--mixed-precision", action="store_true", default=None,
                    help="float16 products (for GPUs)")
-    p.add_argument("--cuda-graphs", action="store_true", default=None,
-                   help="replay each step from one captured CUDA graph (experimental)")
+    p.add_argument("--cuda-graphs", action=argparse.BooleanOptionalAction, default=None,
+                   help="on one CUDA GPU, replay each step from one captured CUDA graph "
+                        "(default: on; it falls back to eager steps by itself where it cannot "
+                        "be used)")
     p.add_argument("--embeddings", metavar="FILE", default=None,
                    help="pretrained word vectors (word2vec binary/text or GloVe) for W_p")
     p.add_argument("--vocab-size", type=int, default=None,
@@ -148,8 +151,10 @@ def run(args) -> int:
         print("\nstopping after this step (Ctrl-C again to abort)", file=sys.stderr)
 
     bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr)
+    ran = {"on": ""}
 
     def progress(event):
+        ran["on"] = event.path
         bar.total = event.total_steps
         bar.n = event.step
         val = "-" if event.val_loss is None else f"{event.val_loss:.4g}"
@@ -171,6 +176,8 @@ def run(args) -> int:
     print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, train loss "
           f"{last.get('train_loss', float('nan')):.4g}, validation loss "
           f"{last.get('val_loss') or float('nan'):.4g}")
+    if ran["on"]:
+        print(f"the steps ran on {ran['on']}", file=sys.stderr)
     if model.calibration:
         print(held_out_summary(model.calibration))
     return 0

@@ -371,7 +371,8 @@ class MainWindow(QMainWindow):
         self.training_label.setVisible(tp.is_training())
         self.query_panel.set_training(tp.is_training())
         paused = tp.is_paused()
-        self.training_label.setText("Training paused" if paused else "Training…")
+        on = f" on {tp.training_path}" if tp.training_path else ""
+        self.training_label.setText("Training paused" if paused else f"Training{on}…")
         self.training_label.setStyleSheet("color: #495057; font-weight: bold;" if paused
                                           else "color: #d9480f; font-weight: bold;")
 

@@ -5,6 +5,7 @@ run (paused, resumed, stopped)."""
 import shutil
 
 import pytest
+import torch
 from gui_helpers import (
     GUI_COLLECTION,
     OTHER_COLLECTION,
@@ -135,12 +136,14 @@ def test_status_follows_pause_resume_and_stop(qtbot, window):
     set_training(window, epochs=300)
     panel.start_training()
     qtbot.waitUntil(lambda: panel.speed_label.text() != "–", timeout=60_000)
-    assert window.training_label.text() == "Training…"
+    # the status bar says how the steps run (CUDA graph, eager or CPU), from the trainer
+    on = "GPU (CUDA graph)" if torch.cuda.is_available() else "CPU"
+    assert window.training_label.text() == f"Training on {on}…"
     panel.toggle_pause()
     assert window.training_label.text() == "Training paused"
     assert "Paused" in panel.status_label.text() and "saving to" in panel.status_label.text()
     panel.toggle_pause()
-    assert window.training_label.text() == "Training…"
+    assert window.training_label.text() == f"Training on {on}…"
     assert "saving to" in panel.status_label.text() and "Paused" not in panel.status_label.text()
     panel.stop_training()
     qtbot.waitUntil(lambda: window.state.model is not None, timeout=60_000)

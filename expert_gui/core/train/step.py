@@ -5,8 +5,10 @@ cost is the host's: batches built in numpy and copied over, the loss read back (
 after every step, and about ninety small kernel launches. Here the instance arrays stay on the
 device for the whole run and each batch is gathered there from a device permutation
 (`DeviceInstances`); the loss, penalty included, is summed on the device and read only when the
-loop asks (`Stepper.read`); the penalty's gradient is one foreach add. On CUDA the whole step can
-also be captured once in a CUDA graph and replayed (`GraphStepper`, `TrainSettings.cuda_graphs`).
+loop asks (`Stepper.read`); the penalty's gradient is one foreach add. On one CUDA GPU the whole
+step is captured once in a CUDA graph and replayed (`GraphStepper`, `TrainSettings.cuda_graphs`,
+on by default): one launch instead of about 125 per step, 1.27 M instances/s on an H100 against
+0.32 M eager (docs/results/gpu.md).
 On a CPU the same code does the same arithmetic in the same order as building the batches in
 numpy did, so runs stay reproducible to the bit.
 """
@@ -109,6 +111,11 @@ class Stepper:
         self.l2, self.dist = l2, dist
         self.loss_sum = torch.zeros((), dtype=torch.float64, device=data.device)
 
+    @property
+    def path(self) -> str:
+        """How the steps run, for the user: "CPU", "GPU (eager)", "Apple GPU (MPS)"."""
+        return _PATHS.get(self.data.device.type, self.data.device.type)
+
     def start_epoch(self, loss_sum: float) -> None:
         self.loss_sum.fill_(loss_sum)
 
@@ -160,6 +167,10 @@ class GraphStepper(Stepper):
         self.graph: torch.cuda.CUDAGraph | None = None
         self.failed = False
 
+    @property
+    def path(self) -> str:
+        return "GPU (eager: CUDA graph capture failed)" if self.failed else "GPU (CUDA graph)"
+
     def step(self, plan: EpochPlan, b: int) -> int:
         idx, n, _ = plan.batch(b)
         if n != self.batch_size or self.failed:
@@ -203,10 +214,14 @@ class GraphStepper(Stepper):
 
 def make_stepper(model, net, optimizer, data: DeviceInstances, settings,
                  dist: distributed.DistContext) -> Stepper:
-    """A GraphStepper when CUDA graphs are asked for and can be used, else a Stepper."""
-    if settings.cuda_graphs:
-        if data.device.type == "cuda" and not dist.active:
+    """A GraphStepper on one CUDA GPU in one process (unless `cuda_graphs` is off), else a
+    Stepper: a CPU, Apple's GPU, or several processes run the same step eagerly."""
+    if settings.cuda_graphs and data.device.type == "cuda":
+        if not dist.active:
             return GraphStepper(model, net, optimizer, data, settings.l2, dist,
                                 settings.batch_size)
-        log.warning("CUDA graphs need one CUDA GPU and one process; training runs without them")
+        log.info("CUDA graphs need one process; under torchrun each step runs eagerly")
     return Stepper(model, net, optimizer, data, settings.l2, dist)
+
+
+_PATHS = {"cpu": "CPU", "cuda": "GPU (eager)", "mps": "Apple GPU (MPS)"}

@@ -70,6 +70,7 @@ class TrainProgress:
     eta_s: float
     device_memory_bytes: int
     loss_is_new: bool = True
+    path: str = ""  # how the steps run: "CPU", "GPU (CUDA graph)", ... (Stepper.path)
 
 
 # Optimiser options that follow the device rather than the run, so a checkpoint made on one
@@ -189,14 +190,14 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
                 save()
             if progress is not None and dist.is_main:
                 progress(meter.event(run, total_steps, settings, losses.last, n, device,
-                                     loss_is_new=losses.step == run.step))
+                                     loss_is_new=losses.step == run.step, path=stepper.path))
         losses.read(run)  # when stopped: the steps since the last read
         if stopped:
             break
         _end_epoch(run, net, data, val_idx, settings, epoch_score)
         if progress is not None and dist.is_main:
             progress(meter.event(run, total_steps, settings, run.history[-1]["train_loss"], 0,
-                                 device, loss_is_new=False))
+                                 device, loss_is_new=False, path=stepper.path))
         if settings.early_stopping and run.bad_epochs >= settings.patience:
             break
         if settings.checkpoint_every and run.epoch < settings.epochs:
@@ -338,7 +339,7 @@ class _Meter:
         self.seen = 0
 
     def event(self, run: _Run, total_steps: int, settings, loss: float, n: int,
-              device, loss_is_new: bool) -> TrainProgress:
+              device, loss_is_new: bool, path: str) -> TrainProgress:
         self.seen += n
         now = time.perf_counter()
         self.times.append((now, self.seen))
@@ -351,7 +352,7 @@ class _Meter:
             step=run.step, total_steps=total_steps, epoch=min(run.epoch + 1, settings.epochs),
             epochs=settings.epochs, train_loss=float(loss), val_loss=val,
             instances_per_s=rate, eta_s=left / rate if rate > 0 else math.inf,
-            device_memory_bytes=device_memory_bytes(device), loss_is_new=loss_is_new)
+            device_memory_bytes=device_memory_bytes(device), loss_is_new=loss_is_new, path=path)
 
 
 # -- checkpoints and the result -----------------------------------------------------------------

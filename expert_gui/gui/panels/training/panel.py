@@ -74,6 +74,7 @@ class TrainingPanel(QWidget):
         self._model_folder: Path | None = None
         self._trained_collection = None  # the collection the current or last run trains on
         self._run_text = ""  # "Training on X; saving to Y" while a run lasts
+        self.training_path = ""  # how the run's steps run ("GPU (CUDA graph)"), once known
         self._defaults, self._defaults_source = form_defaults(), PAPER_DEFAULTS
         self._form_origin = ""  # set while the form shows a continued run's settings
         self._restore_folder: Path | None = None  # the last session's model, once its
@@ -376,6 +377,7 @@ class TrainingPanel(QWidget):
         self._run_text = f"{verb} on <b>{html.escape(collection.name)}</b>; saving to " \
                          f"{html.escape(str(folder))}"
         self._finished_text = ""
+        self.training_path = ""
         self._clear_numbers()
         self._show_run_state()
         self.state.message.emit(f"{verb} started")
@@ -415,6 +417,9 @@ class TrainingPanel(QWidget):
         for e in events:
             self.plot.add(e.step, e.train_loss if e.loss_is_new else None, e.val_loss)
         e = events[-1]
+        if e.path != self.training_path:
+            self.training_path = e.path
+            self.training_state_changed.emit()
         self.step_label.setText(f"{e.step:,} / {e.total_steps:,} (epoch {e.epoch} of "
                                 f"{e.epochs})")
         val = "–" if e.val_loss is None else f"{e.val_loss:.3f}"
