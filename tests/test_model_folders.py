@@ -6,7 +6,7 @@ import shutil
 
 import numpy as np
 import pytest
-from fixtures.training import load_training_fixture
+from fixtures.training import load_training_fixture, train_killed_at
 
 from expert_gui.core.store.model_folders import (
     COMPLETE,
@@ -38,16 +38,7 @@ def runs(collection, tmp_path_factory):
     train(collection, FAST, out_dir=root / "finished")
     steps = iter(range(100))
     train(collection, FAST, out_dir=root / "stopped", should_stop=lambda: next(steps) >= 7)
-
-    class Killed(Exception):
-        pass
-
-    def die_at_step_5(event):
-        if event.step == 5:
-            raise Killed
-
-    with pytest.raises(Killed):
-        train(collection, FAST, out_dir=root / "killed", progress=die_at_step_5)
+    train_killed_at(collection, FAST, root / "killed", 5)
     return root
 
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from fixtures.training import DISTINCTIVE, load_training_fixture
+from fixtures.training import DISTINCTIVE, load_training_fixture, train_killed_at
 
 from expert_gui.core.errors import TrainingError
 from expert_gui.core.store.storage import load_checkpoint
@@ -163,16 +163,7 @@ def test_killed_run_resumes_to_the_same_model(collection, tmp_path):
     settings = TrainSettings(**{**FAST.to_dict(), "checkpoint_every": 5, "optimizer": "adam",
                                 "early_stopping": True, "patience": 5})
     whole = train(collection, settings)
-
-    class Killed(Exception):
-        pass
-
-    def die_at_step_13(event):
-        if event.step == 13:
-            raise Killed
-
-    with pytest.raises(Killed):
-        train(collection, settings, out_dir=tmp_path, progress=die_at_step_13)
+    train_killed_at(collection, settings, tmp_path, 13)
     _, meta = load_checkpoint(tmp_path / "checkpoint")
     assert meta["run"]["step"] == 10
     resumed = train(collection, settings, out_dir=tmp_path, resume=True)

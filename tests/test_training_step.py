@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from fixtures.training import load_training_fixture
+from fixtures.training import load_training_fixture, train_killed_at
 from torch.profiler import ProfilerActivity, profile
 from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -336,16 +336,7 @@ def test_on_a_gpu_the_default_trains_from_a_cuda_graph_and_a_killed_run_resumes(
     events = []
     whole = train(collection, settings, progress=events.append)
     assert {e.path for e in events} == {"GPU (CUDA graph)"}
-
-    class Killed(Exception):
-        pass
-
-    def die_at_step_13(event):
-        if event.step == 13:
-            raise Killed
-
-    with pytest.raises(Killed):
-        train(collection, settings, out_dir=tmp_path, progress=die_at_step_13)
+    train_killed_at(collection, settings, tmp_path, 13)
     resumed = train(collection, settings, out_dir=tmp_path, resume=True)
     for a, b in ((resumed.word_embeddings, whole.word_embeddings),
                  (resumed.candidate_weights, whole.candidate_weights)):
