@@ -11,7 +11,6 @@ in `storage.save_model`. Unknown keys are refused, so a file is never half under
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Mapping
 
 from expert_gui.core.data.text import PAD_TOKEN, check_text_settings
@@ -103,7 +102,7 @@ OPTIONAL_MODEL_KEYS: dict[str, Check] = {"calibration": _calibration}
 
 _RUN = obj({"epoch": integer(0), "batch": integer(0), "step": integer(0),
             "epoch_loss": number, "epoch_instances": integer(0),
-            "best_val": lambda v, w: None if v in (None, math.inf) else number(v, w),
+            "best_val": optional(number),
             "best_epoch": integer(0), "bad_epochs": integer(0),
             "history": list_of(_HISTORY_ENTRY)})
 CHECKPOINT_KEYS: dict[str, Check] = {

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from expert_gui.core.errors import OutputFolderError
+from expert_gui.core.errors import OutputFolderError, write_error
 
 MARKER = ".expert-gui"
 LOCK = ".expert-gui.lock"
@@ -42,7 +42,7 @@ def claim_output_folder(folder: str | Path, kind: str,
                            encoding="utf-8")
             os.replace(tmp, marker)
     except OSError as exc:
-        raise OutputFolderError(folder, f"cannot write here: {exc.strerror or exc}") from exc
+        raise write_error(folder, exc) from exc
     return folder
 
 
@@ -51,24 +51,61 @@ def check_output_folder(folder: str | Path,
     """Raise OutputFolderError unless `claim_output_folder` could write into `folder`; changes
     nothing (so a command can check its output folder before long work)."""
     folder = Path(folder).expanduser()
-    if folder.exists() or folder.is_symlink():
-        if not folder.is_dir():
-            raise OutputFolderError(folder, "expected a folder; this is a file")
+    if folder.is_dir():
         entries = sorted(os.listdir(folder))
         if entries and MARKER not in entries and not is_legacy(folder):
             shown = ", ".join(entries[:5]) + (" ..." if len(entries) > 5 else "")
             raise OutputFolderError(folder, f"the folder holds files expert-gui did not write "
                                             f"({shown}); choose a new or empty folder")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise OutputFolderError(folder, "cannot write here: permission denied")
+    check_writable_folder(folder)
+
+
+def check_writable_folder(folder: str | Path) -> None:
+    """Raise OutputFolderError unless `folder` is a folder the program can write in, or one it
+    can create; changes nothing."""
+    folder = Path(folder).expanduser()
+    if folder.exists() or folder.is_symlink():
+        if not folder.is_dir():
+            raise OutputFolderError(folder, "expected a folder; this is a file")
+        why = unwritable(folder)
+        if why:
+            raise OutputFolderError(folder, f"cannot write here: {why}")
         return
     parent = folder.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.is_dir():
         raise OutputFolderError(folder, f"cannot create it: {parent} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputFolderError(folder, f"cannot create it: {parent} is not writable")
+    why = unwritable(parent)
+    if why:
+        raise OutputFolderError(folder, f"cannot create it: {parent} is not writable ({why})")
+
+
+def check_output_file(path: str | Path) -> None:
+    """Raise OutputFolderError unless a file can be written at `path` (a new one, or one to
+    replace); changes nothing, so a command checks its output before the work."""
+    path = Path(path).expanduser()
+    if path.exists():
+        if path.is_dir():
+            raise OutputFolderError(path, "expected a file name; this is a folder")
+        if not path.is_file():
+            raise OutputFolderError(path, "expected a regular file to write; this is "
+                                          "something else (a FIFO, a device)")
+    check_writable_folder(path.parent)
+
+
+def unwritable(folder: Path) -> str:
+    """Why the program cannot create files in an existing `folder` ("" when it can): a mount
+    that is read-only is named as such, not as a permission."""
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (AttributeError, OSError):  # no statvfs (Windows): the access check says it
+        read_only = False
+    if read_only:
+        return "read-only file system"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "permission denied"
+    return ""
 
 
 def owned_by_layout(folder: Path, layout: Layout) -> bool:
