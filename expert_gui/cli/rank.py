@@ -77,7 +77,9 @@ def register(sub):
 def run(args) -> int:
     from expert_gui.core.data.topics import read_topics
     from expert_gui.core.evaluation.runs import write_run
+    from expert_gui.core.store.outputs import check_output_file
 
+    check_output_file(args.run)  # before the work, as train --out
     topics = read_topics(args.topics)
     _, _, ranker = open_ranker(args)
     rankings = {}

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import IO
 
 from filelock import FileLock, Timeout
 
@@ -106,6 +107,29 @@ def unwritable(folder: Path) -> str:
     if not os.access(folder, os.W_OK | os.X_OK):
         return "permission denied"
     return ""
+
+
+@contextmanager
+def replacing(path: str | Path, mode: str = "w", size: int = 0) -> Iterator[IO]:
+    """A file open for writing (`mode` "w": text in UTF-8, or "wb") whose content replaces
+    `path` once it is complete and synced: a crash or a full disk midway leaves the file before
+    as it was. A failed write raises OutputFolderError; `size`, the bytes the file will hold
+    when known, is named as the space needed."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            tmp.unlink()
+        if not isinstance(exc, OSError):
+            raise
+        kept = "the file before is unchanged" if path.exists() else ""
+        raise write_error(path, exc, size, kept) from exc
 
 
 def owned_by_layout(folder: Path, layout: Layout) -> bool:

@@ -396,12 +396,6 @@ def _sibling(folder: Path, suffix: str) -> Path:
     return folder.with_name(folder.name + suffix)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = _sibling(path, ".tmp")
-    _write_synced(tmp, data)
-    os.replace(tmp, path)
-
-
 def _write_synced(path: Path, data: bytes) -> None:
     with open(path, "wb") as f:
         f.write(data)
