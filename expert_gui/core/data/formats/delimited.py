@@ -4,7 +4,8 @@ where, and only where, it is valid.
 A field that opens with `"` is a quoted field when it closes as CSV quoting does (a `"` followed
 by the delimiter or the end of the line, inner quotes doubled); it may then hold delimiters and
 line breaks. Otherwise its quotes are text and the line is read as it stands: a title that begins
-with a quote never swallows the records after it. Every record that spans lines, every field
+with a quote never swallows the records after it. In a tab-separated file a quoted field never
+takes in a line that holds a tab: that line is a record of its own. Every record that spans lines, every field
 read with its quotes, and every record with more fields than the first one is reported with its
 line, so nothing is merged or dropped silently.
 
@@ -129,6 +130,10 @@ def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str
             pos += 1
             while True:
                 q = text.find(_QUOTE, pos)
+                if len(taken) > 1 and delimiter == "\t" and \
+                        "\t" in (text[pos:] if q < 0 else text[pos:q]):
+                    lines.push_back(taken[1:])
+                    return None, taken[-1][0]
                 if q < 0:  # runs on to the next line
                     parts.append(text[pos:])
                     item = lines.next() if allow_span else None
