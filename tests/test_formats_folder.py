@@ -169,3 +169,21 @@ def test_jsonl_lone_surrogates_become_replacement_characters(tmp_path):
     assert c.doc_ids == ["d\ufffd", "d2"] and c.person_ids == ["p\ufffd", "q"]
     assert c.text(1) == "smile \U0001f600"  # a valid pair is one character, kept
     assert problems(c) == {("invalid-utf8", "documents.jsonl", 1)}
+
+
+@pytest.mark.parametrize("first", ["d1\ttitle", "title\tring buffers", "id\tring buffers",
+                                   "d1\ttext"])
+def test_a_headerless_first_line_naming_one_column_stays_a_document(tmp_path, first):
+    # issue 24 item 5: a first text or id that is a column's name made line 1 a header, every
+    # id `documents:N`, and no report said why
+    c = _folder(tmp_path, f"{first}\nd2\tsecond doc\nd3\tthird doc\n")
+    doc_id, text = first.split("\t")
+    assert c.doc_ids == [doc_id, "d2", "d3"] and c.text(0) == text
+    assert ("header-like-record", "documents.tsv", 1) in problems(c)
+    assert "read as a document" in str(c.report.problems[0])
+
+
+def test_a_header_without_ids_says_the_ids_come_from_the_lines(tmp_path):
+    c = _folder(tmp_path, "title\tabstract\nRing buffers\tlockless\n")
+    assert c.doc_ids == ["documents:2"]
+    assert ("ids-from-lines", "documents.tsv", 1) in problems(c)
