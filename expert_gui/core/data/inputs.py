@@ -58,11 +58,12 @@ def open_regular(path: str | Path, error: type[InputFileError] = InputFileError)
     return os.fdopen(fd, "rb")
 
 
-def read_regular(path: str | Path, error: type[InputFileError] = InputFileError) -> bytes:
-    """The whole content of a regular file."""
+def read_regular(path: str | Path, error: type[InputFileError] = InputFileError,
+                 limit: int = -1) -> bytes:
+    """The whole content of a regular file, or its first `limit` bytes."""
     with open_regular(path, error) as f:
         try:
-            return f.read()
+            return f.read(limit)
         except OSError as exc:
             raise error(path, None, f"cannot read: {exc.strerror or exc}") from exc
 

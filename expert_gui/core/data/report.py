@@ -25,6 +25,7 @@ PROBLEM_KINDS = {
     "invalid-date": "a date that could not be read (the document is kept, undated)",
     "header-like-record": "a first line naming one column, read as a document (not a header)",
     "ids-from-lines": "a header without an id column (ids made from the lines)",
+    "record-too-long": "a line or document over the most a record may hold (not read)",
 }
 
 @dataclass(frozen=True)
