@@ -187,3 +187,12 @@ def test_a_header_without_ids_says_the_ids_come_from_the_lines(tmp_path):
     c = _folder(tmp_path, "title\tabstract\nRing buffers\tlockless\n")
     assert c.doc_ids == ["documents:2"]
     assert ("ids-from-lines", "documents.tsv", 1) in problems(c)
+
+
+def test_a_documents_file_linking_out_of_the_folder_is_refused(tmp_path):
+    (tmp_path / "elsewhere.tsv").write_text("doc_id\ttext\nd1\tring\n", encoding="utf-8")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "documents.tsv").symlink_to(tmp_path / "elsewhere.tsv")
+    (tmp_path / "c" / "associations.tsv").write_text("d1\ta\n", encoding="utf-8")
+    with pytest.raises(CollectionError, match="outside the collection's folder"):
+        load_collection(tmp_path / "c", use_cache=False)

@@ -29,7 +29,13 @@ from expert_gui.core.data.formats.delimited import (
     find_column,
     read_rows,
 )
-from expert_gui.core.data.formats.reading import Progress, file_state, present, read_lines
+from expert_gui.core.data.formats.reading import (
+    Progress,
+    file_state,
+    present,
+    read_lines,
+    refuse_link_out,
+)
 from expert_gui.core.data.inputs import require_regular
 from expert_gui.core.errors import CollectionError
 
@@ -47,6 +53,7 @@ def documents_file(path: Path) -> Path | None:
     if not path.is_dir():
         return path if path.name in DOCUMENT_FILES else None
     for name in DOCUMENT_FILES:
+        refuse_link_out(path, path / name)
         if (path / name).exists():
             require_regular(path / name, CollectionError)
             return path / name

@@ -244,8 +244,10 @@ def _report_invalid_lines(lines: Iterable[bytes], path: Path, report: LoadReport
 def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
     """The regular files under a folder, lazily, folder by folder in sorted order.
 
-    Hidden files and folders, anything that is not a regular file (a FIFO, a device) and
-    folders that cannot be read are left out, each added to `skipped` with the reason.
+    Hidden files and folders, anything that is not a regular file (a FIFO, a device), links to
+    folders, links that leave the folder, and folders that cannot be read are left out, each
+    added to `skipped` with the reason: a collection someone else prepared never pulls this
+    machine's files (a link to /etc/passwd) into a model that may then be shared.
     """
     def note(path: Path, why: str) -> None:
         if skipped is not None:
@@ -254,15 +256,23 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
     def unreadable(exc: OSError) -> None:
         note(Path(exc.filename or folder), f"folder not read: {exc.strerror or exc}")
 
-    for root, dirs, files in os.walk(folder, onerror=unreadable):
-        base = Path(root)
-        for d in sorted(d for d in dirs if d.startswith(".")):
-            note(base / d, "hidden folder; not read")
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    root = folder.resolve()
+    for base, dirs, files in os.walk(folder, onerror=unreadable):
+        base = Path(base)
+        for d in sorted(dirs):
+            if d.startswith("."):
+                note(base / d, "hidden folder; not read")
+            elif (base / d).is_symlink():  # os.walk does not follow them
+                note(base / d, f"a link to a folder ({os.readlink(base / d)}); not read")
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (base / d).is_symlink())
         for name in sorted(files):
             path = base / name
             if name.startswith("."):
                 note(path, "hidden file; not read")
+                continue
+            target = outside(root, path)
+            if target is not None:
+                note(path, f"a link to {target}, outside the collection's folder; not read")
                 continue
             try:
                 mode = path.stat().st_mode
@@ -273,6 +283,24 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
                 yield path
             else:
                 note(path, f"{kind_of(mode)}; not read")
+
+
+def outside(root: Path, path: Path) -> Path | None:
+    """Where `path`, a link, leads when that is outside the folder `root` (resolved); None for
+    a file that is not a link, or whose link stays inside."""
+    if not path.is_symlink():
+        return None
+    target = path.resolve()
+    return None if target.is_relative_to(root) else target
+
+
+def refuse_link_out(folder: Path, path: Path, cli_hint: str = "") -> None:
+    """Raise CollectionError when `path`, a file a collection's folder names by its name, is a
+    link out of the folder (the walk skips those; a file found by name cannot be skipped)."""
+    target = outside(folder.resolve(), path)
+    if target is not None:
+        raise CollectionError(path, None, f"a link to {target}, outside the collection's folder; "
+                                          "not read", cli_hint=cli_hint)
 
 
 def report_skipped(report: LoadReport, skipped: list[tuple[Path, str]]) -> None:
