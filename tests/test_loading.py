@@ -185,3 +185,37 @@ def test_a_file_inside_a_collection_folder_opens_the_folders_collection(folder, 
         (whole.name, whole.source, whole.fingerprint) == \
         (folder.name, str(folder), whole.fingerprint)
     assert via_file.doc_ids == whole.doc_ids
+
+
+def test_a_file_changed_while_read_is_fingerprinted_by_what_was_read(tmp_path, monkeypatch):
+    # issue 24 item 2: a file changed during a load and then restored was served, mixed, from
+    # the cache under the original's key (vocabulary 5,003 instead of 5,002)
+    from expert_gui.core.data.collection import CollectionBuilder
+
+    lines = [f"d{i}\tring buffer number {i}\n" for i in range(40_000)]  # past every buffer
+    original = ("doc_id\ttext\n" + "".join(lines)).encode()
+    path = tmp_path / "documents.tsv"
+    path.write_bytes(original)
+    (tmp_path / "associations.tsv").write_text("d1\ta\n", encoding="utf-8")
+    real = CollectionBuilder.add_document
+    state = {"changed": False}
+
+    def change_the_tail_once(self, *args, **kwargs):
+        if not state["changed"]:  # the first document is in; the file's end is not read yet
+            state["changed"] = True
+            with open(path, "r+b") as f:
+                f.seek(len(original) - 8)
+                f.write(b" zebra!\n")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(CollectionBuilder, "add_document", change_the_tail_once)
+    mixed = load_collection(tmp_path)
+    monkeypatch.undo()
+    assert "zebra" in mixed.vocab.words
+    changed = [p for p in mixed.report.problems if p.kind == "changed-while-read"]
+    assert [p.file for p in changed] == [str(path)] and "not cached" in changed[0].message
+    path.write_bytes(original)  # restored
+    again = load_collection(tmp_path)
+    assert "zebra" not in again.vocab.words and again.fingerprint != mixed.fingerprint
+    assert not any(p.kind == "changed-while-read" for p in again.report.problems)
+    assert load_collection(tmp_path).fingerprint == again.fingerprint  # cached as before

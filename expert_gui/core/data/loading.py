@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -24,7 +25,12 @@ from expert_gui.core.data.collection import Collection, CollectionBuilder
 from expert_gui.core.data.formats import FORMATS, detect_format, reader
 from expert_gui.core.data.formats.reading import LoadProgress, Progress, Stop
 from expert_gui.core.data.formats.table import TableColumns
-from expert_gui.core.data.inputs import require_regular
+from expert_gui.core.data.inputs import (
+    CHANGED,
+    content_hash,
+    recording_reads,
+    require_regular,
+)
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TextSettings, inline_stopwords
 from expert_gui.core.errors import CollectionError
@@ -35,6 +41,8 @@ __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "coll
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
 LOADER_VERSION = 3
+# The hash `file_state` gives a file's content (XXH3-128 in hex).
+_CONTENT_HASH = re.compile("[0-9a-f]{32}")
 # Caches kept per collection path (its versions, or other text settings); older ones are removed.
 CACHES_PER_PATH = 3
 
@@ -90,8 +98,12 @@ def load_collection(
         with tempfile.TemporaryDirectory(dir=_writable(folder.parent),
                                          ignore_cleanup_errors=True) as spill:
             builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
-            module.read(path, builder, associations=associations, people=people,
-                        progress=steps, **chosen)
+            with recording_reads() as reads:
+                module.read(path, builder, associations=associations, people=people,
+                            progress=steps, **chosen)
+            read = _as_read(sources, reads, report)
+            if read != sources:  # a file changed while it was read: named, never cached
+                fingerprint, use_cache = _fingerprint(path, name, read, settings), False
             steps.event("building the vocabulary")
             collection = builder.build(fingerprint=fingerprint, source=str(path))
             if collection.n_documents == 0:
@@ -136,6 +148,31 @@ def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettin
            "settings": settings.to_dict()}
     content = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
     return hashlib.sha256(str(path).encode()).hexdigest()[:8] + content[:16]
+
+
+def _as_read(sources: list[str], reads: dict[str, str], report: LoadReport) -> list[str]:
+    """The sources (`path<TAB>hash`, hashed before the load) with the hash of what the load
+    read; a file the readers did not read whole and in order (a workbook, a git repository's
+    .mailmap) is hashed again now. Each file that changed is reported."""
+    read = []
+    for source in sources:
+        file, _, before = source.partition("\t")
+        if not _CONTENT_HASH.fullmatch(before):  # not a file (a git commit, the columns chosen)
+            read.append(source)
+            continue
+        after = reads.get(file)
+        if after is None:
+            try:
+                after = content_hash(file, CollectionError)
+            except CollectionError:
+                after = CHANGED
+        if after != before:
+            report.add("changed-while-read", file, None,
+                       "the file changed while it was read: this collection holds a mix of its "
+                       "old and new content and is not cached; open it again once it is "
+                       "written in full")
+        read.append(f"{file}\t{after}")
+    return read
 
 
 def _prune(folder: Path) -> None:

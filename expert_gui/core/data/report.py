@@ -26,6 +26,7 @@ PROBLEM_KINDS = {
     "header-like-record": "a first line naming one column, read as a document (not a header)",
     "ids-from-lines": "a header without an id column (ids made from the lines)",
     "record-too-long": "a line or document over the most a record may hold (not read)",
+    "changed-while-read": "a file that changed while it was read (the load is not cached)",
 }
 
 @dataclass(frozen=True)
