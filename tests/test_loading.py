@@ -124,16 +124,19 @@ def test_old_caches_of_a_path_are_pruned(folder):
     assert cached_folders() == sorted(fingerprints[1:])  # the least recently used went
 
 
-def test_unwritable_cache_still_loads(folder, monkeypatch):
-    from expert_gui.core.data.collection import Collection
+def test_a_full_disk_at_the_cache_still_loads_and_says_so(folder, monkeypatch, caplog):
+    import errno
 
-    def disk_full(self, target):
-        raise OSError(28, "No space left on device")
+    from expert_gui.core.data import cache
 
-    monkeypatch.setattr(Collection, "save", disk_full)
+    def disk_full(path, values, allow_pickle):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cache.np, "save", disk_full)
     c = load_collection(folder)
     assert c.n_documents == 5 and c.text(0).startswith("Ring buffer")
-    assert cached_folders() == []
+    assert list((cache_dir() / "collections").iterdir()) == []  # nothing half written is left
+    assert "no space left on the device (" in caplog.text and "not cached" in caplog.text
 
 
 def _rehashed(folder, name, values):

@@ -10,13 +10,15 @@ loading, so it is held once.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -33,11 +35,13 @@ from expert_gui.core.data.inputs import (
 )
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TextSettings, inline_stopwords
-from expert_gui.core.errors import CollectionError
-from expert_gui.core.paths import cache_dir
+from expert_gui.core.errors import CollectionError, OutputFolderError, write_error
+from expert_gui.core.paths import cache_dir, unwritable
 
 __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "collection_cache",
            "collection_path"]
+
+log = logging.getLogger(__name__)
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
 LOADER_VERSION = 3
@@ -87,6 +91,10 @@ def load_collection(
     sources = module.sources(path, associations, people, **chosen)
     fingerprint = _fingerprint(path, name, sources, settings)
     folder = collection_cache(fingerprint)
+    why = unwritable(folder.parent)
+    if use_cache and why:
+        log.warning("%s: %s; the collection is read without a cache", folder.parent, why)
+        use_cache = False
     if use_cache:
         cached = _open_cache(folder)
         if cached is not None:
@@ -94,9 +102,10 @@ def load_collection(
 
     steps = Progress(progress, should_stop)
     report = LoadReport(format=name, files=[s.split("\t")[0] for s in sources])
+    spill_dir = None if why else folder.parent  # beside the caches, else the system's temp
     try:
-        with tempfile.TemporaryDirectory(dir=_writable(folder.parent),
-                                         ignore_cleanup_errors=True) as spill:
+        with _spilling(spill_dir or Path(tempfile.gettempdir()), report.files), \
+                tempfile.TemporaryDirectory(dir=spill_dir, ignore_cleanup_errors=True) as spill:
             builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
             with recording_reads() as reads:
                 module.read(path, builder, associations=associations, people=people,
@@ -112,8 +121,8 @@ def load_collection(
                 steps.event("writing the cache")
                 try:
                     collection.save(folder)
-                except OSError:
-                    pass  # a full or read-only disk: the collection is still good, uncached
+                except OutputFolderError as exc:  # the collection is still good, uncached
+                    log.warning("%s; the collection is not cached", exc)
                 else:
                     del collection
                     _prune(folder)
@@ -136,10 +145,27 @@ def collection_path(path: Path, format: str | None = None) -> Path:
 
 
 def collection_cache(fingerprint: str) -> Path:
-    """The cache folder of one collection load."""
+    """The cache folder of one collection load (its parent is created when it can be)."""
     root = cache_dir() / "collections"
-    root.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # `unwritable(root)` says why
+        root.mkdir(parents=True, exist_ok=True)
     return root / fingerprint
+
+
+@contextlib.contextmanager
+def _spilling(folder: Path, files: list[str]) -> Iterator[None]:
+    """While a load keeps its documents' text in a file under `folder`: a full disk there ends
+    it with OutputFolderError, naming the space the text needs (about its files' size) and,
+    the file gone, the space free."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        needed = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
+        raise write_error(folder, exc, needed, "the collection's text is kept there while it "
+                                               "loads; free some space, or point "
+                                               "EXPERT_GUI_HOME elsewhere") from exc
 
 
 def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettings) -> str:
@@ -183,11 +209,6 @@ def _prune(folder: Path) -> None:
     for old in siblings[CACHES_PER_PATH:]:
         if old != folder:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _writable(folder: Path) -> Path | None:
-    """Where to spill raw text while loading: beside the caches, else the system's temp folder."""
-    return folder if os.access(folder, os.W_OK) else None
 
 
 def _open_cache(folder: Path) -> Collection | None:

@@ -20,6 +20,7 @@ from typing import IO
 from filelock import FileLock, Timeout
 
 from expert_gui.core.errors import OutputFolderError, write_error
+from expert_gui.core.paths import unwritable
 
 MARKER = ".expert-gui"
 LOCK = ".expert-gui.lock"
@@ -93,20 +94,6 @@ def check_output_file(path: str | Path) -> None:
             raise OutputFolderError(path, "expected a regular file to write; this is "
                                           "something else (a FIFO, a device)")
     check_writable_folder(path.parent)
-
-
-def unwritable(folder: Path) -> str:
-    """Why the program cannot create files in an existing `folder` ("" when it can): a mount
-    that is read-only is named as such, not as a permission."""
-    try:
-        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
-    except (AttributeError, OSError):  # no statvfs (Windows): the access check says it
-        read_only = False
-    if read_only:
-        return "read-only file system"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return "permission denied"
-    return ""
 
 
 @contextmanager
