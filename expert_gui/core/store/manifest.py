@@ -98,7 +98,10 @@ def _calibration(value, where: str) -> None:
                                                      f"least 0, found {weights}")
 
 
-OPTIONAL_MODEL_KEYS: dict[str, Check] = {"calibration": _calibration}
+# `collection_format`: how the collection was read (a reader's name), so that it is read the
+# same way again and a file gone since is named instead of the folder read as something else.
+OPTIONAL_MODEL_KEYS: dict[str, Check] = {"calibration": _calibration,
+                                         "collection_format": nonempty_string}
 
 _RUN = obj({"epoch": integer(0), "batch": integer(0), "step": integer(0),
             "epoch_loss": number, "epoch_instances": integer(0),

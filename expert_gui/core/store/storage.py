@@ -138,6 +138,8 @@ def save_model(model: LogLinearModel, folder: str | Path) -> Path:
     }
     if model.calibration is not None:
         manifest["calibration"] = model.calibration
+    if model.collection_format:
+        manifest["collection_format"] = model.collection_format
     manifest["sha256"] = digest(blob, manifest)
     data = json.dumps(manifest, indent=1).encode("utf-8")
     _settle(folder)
@@ -216,6 +218,7 @@ def load_model(folder: str | Path) -> LogLinearModel:
         collection_source=manifest["collection_source"],
         history=manifest["history"],
         calibration=manifest.get("calibration"),
+        collection_format=manifest.get("collection_format", ""),
     )
 
 
