@@ -31,8 +31,8 @@ def companion(folder: Path, stem: str) -> Path | None:
     passed over."""
     for suffix in COMPANION_SUFFIXES:
         path = folder / f"{stem}{suffix}"
-        refuse_link_out(folder, path, cli_hint=f"--{stem} FILE")
         if path.is_file():
+            refuse_link_out(folder, path, cli_hint=f"--{stem} FILE")
             return path
         if suffix and (path.exists() or path.is_symlink()):
             require_regular(path, CollectionError)

@@ -53,9 +53,9 @@ def documents_file(path: Path) -> Path | None:
     if not path.is_dir():
         return path if path.name in DOCUMENT_FILES else None
     for name in DOCUMENT_FILES:
-        refuse_link_out(path, path / name)
         if (path / name).exists():
             require_regular(path / name, CollectionError)
+            refuse_link_out(path, path / name)
             return path / name
     return None
 
