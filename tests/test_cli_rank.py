@@ -142,3 +142,65 @@ def test_a_fifo_topics_file_is_refused(model_dir, tmp_path, capsys):
     code = main(["rank", str(model_dir), "--topics", str(tmp_path / "topics.tsv"),
                  "--run", str(tmp_path / "run")])
     assert code == 2 and "FIFO" in capsys.readouterr().err
+
+
+@pytest.fixture
+def trained_on_a_copy(tmp_path):
+    """A model of a copy of the tiny folder, which also holds a topic file, as DPDK's does."""
+    import shutil
+
+    from expert_gui.core.data.loading import load_collection
+
+    folder = tmp_path / "collection"
+    shutil.copytree(TINY, folder)
+    (folder / "topics.tsv").write_text("topic_id\tquery\nT1\tring\n", encoding="utf-8")
+    collection = load_collection(folder)
+    m = random_model(collection, seed=1)
+    m.collection_source, m.collection_fingerprint = collection.source, collection.fingerprint
+    m.collection_format = collection.report.format
+    save_model(m, tmp_path / "model")
+    return folder, tmp_path / "model"
+
+
+@pytest.mark.parametrize("method", ["model2-jm", "auto"])
+def test_a_documents_file_deleted_after_training_is_named(trained_on_a_copy, capsys, method):
+    # issue 24 item 13: the folder was read again as plain text files; model2-jm ranked nobody
+    # with exit 0 and auto said that model2-jm ranks different people than loglinear
+    folder, model_dir = trained_on_a_copy
+    assert main(["query", str(model_dir), "ring buffer", "--method", method]) == 0
+    (folder / "documents.tsv").unlink()
+    capsys.readouterr()
+    assert main(["query", str(model_dir), "ring buffer", "--method", method]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {folder}: expected a folder holding documents.tsv" in err
+    assert "the model was trained on it as a folder collection (or --collection PATH)" in err
+
+
+def test_a_model_that_does_not_record_its_format_is_refused_other_people(trained_on_a_copy,
+                                                                          capsys):
+    import json
+
+    from expert_gui.core.store import manifest as schema
+
+    folder, model_dir = trained_on_a_copy
+    manifest = json.loads((model_dir / "manifest.json").read_text())
+    del manifest["collection_format"]  # as models written before it was recorded
+    manifest["sha256"] = schema.digest((model_dir / "model.safetensors").read_bytes(), manifest)
+    (model_dir / "manifest.json").write_text(json.dumps(manifest))
+    (folder / "documents.tsv").unlink()
+    assert main(["query", str(model_dir), "ring buffer", "--method", "model2-jm"]) == 2
+    assert "none of the model's people has a document here (read as a text collection)" in \
+        capsys.readouterr().err
+
+
+def test_training_records_how_the_collection_was_read(tmp_path):
+    from fixtures.training import FOLDER
+
+    from expert_gui.core.data.loading import load_collection
+    from expert_gui.core.store.storage import load_model
+    from expert_gui.core.train.settings import TrainSettings
+    from expert_gui.core.train.trainer import train
+
+    train(load_collection(FOLDER), TrainSettings(dim=4, batch_size=64, epochs=1),
+          out_dir=tmp_path / "m")
+    assert load_model(tmp_path / "m").collection_format == "folder"

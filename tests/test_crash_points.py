@@ -3,6 +3,7 @@ again with --resume, ends with the model of an uninterrupted run, bit for bit; n
 did not write is touched, and a crash before the first checkpoint says so and starts afresh."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -48,10 +49,42 @@ def test_the_run_renames_at_every_save(reference):
     _, renames = reference
     targets = [Path(line.split(" -> ")[1]).name for line in renames]
     # the collection cache, the folder's marker, four checkpoint saves (the first one rename,
-    # the others two), the two model files
+    # the others two), the model: its manifest (the swap), then its tensors
     assert targets.count("checkpoint") == 4 and targets.count("checkpoint.old") == 3
-    assert targets[-2:] == ["model.safetensors", "manifest.json"]
+    assert targets[-2:] == ["manifest.json", "model.safetensors"]
     assert targets[1] == ".expert-gui" and len(targets) == 11
+
+
+def test_a_save_over_an_older_model_leaves_one_whole_model_at_every_rename(tmp_path):
+    # issue 24 item 1: the model was saved by two renames, tensors first; a kill between them
+    # left new tensors with the old manifest, which no command could open
+    home = tmp_path / "home"
+    base = tmp_path / "base"
+    assert run_killed_at(0, base, home, tmp_path / "base.log") == 0
+    older = load_model(base)
+    other = ["--seed", "5"]
+
+    def again(n: int, name: str) -> tuple[int, Path]:
+        out = tmp_path / name
+        shutil.copytree(base, out)
+        env = dict(os.environ, EXPERT_GUI_HOME=str(home), PYTHONPATH=os.pathsep.join(sys.path))
+        done = subprocess.run([sys.executable, str(HARNESS), str(n), str(tmp_path / f"{name}.log"),
+                               "--", "train", str(FOLDER), "--out", str(out), *TRAIN, *other],
+                              env=env, capture_output=True, timeout=300)
+        return done.returncode, out
+
+    code, whole = again(0, "whole")
+    assert code == 0
+    newer = load_model(whole)
+    assert not np.array_equal(newer.word_embeddings, older.word_embeddings)
+    renames = (tmp_path / "whole.log").read_text().splitlines()
+    for n in (len(renames) - 1, len(renames)):  # before the manifest's rename, before the tensors'
+        code, out = again(n, f"killed{n}")
+        assert code == -signal.SIGKILL
+        expected = older if n == len(renames) - 1 else newer
+        model = load_model(out)
+        for a, b in zip(arrays(model), arrays(expected), strict=True):
+            np.testing.assert_array_equal(a, b, err_msg=f"killed before rename {n}")
 
 
 @pytest.mark.slow

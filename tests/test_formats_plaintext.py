@@ -54,3 +54,42 @@ def test_invalid_utf8_is_reported_per_line(tmp_path):
     [p] = c.report.problems
     assert (p.kind, p.line) == ("invalid-utf8", 2)
     assert c.text(0) == "fine line\nbad \ufffd\ufffd line\nok\n"
+
+
+def test_links_out_of_the_folder_are_skipped_and_reported(tmp_path):
+    # issue 24 item 3: a link to /etc/passwd was read as a document, and its words ended up in
+    # the model's manifest
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("nologin root", encoding="utf-8")
+    (outside / "more").mkdir()
+    folder = tmp_path / "collection"
+    (folder / "notes").mkdir(parents=True)
+    (folder / "a.txt").write_text("ring buffers", encoding="utf-8")
+    (folder / "passwd.txt").symlink_to(outside / "secret.txt")
+    (folder / "notes" / "alias.txt").symlink_to(folder / "a.txt")  # stays inside: read
+    (folder / "linked").symlink_to(outside / "more", target_is_directory=True)
+    (folder / "associations.tsv").write_text("a.txt\tp\npasswd.txt\tq\nnotes/alias.txt\tp\n",
+                                             encoding="utf-8")
+    c = load_collection(folder, format="text", use_cache=False)
+    assert c.doc_ids == ["a.txt", "notes/alias.txt"]
+    assert "nologin" not in c.vocab.words and "root" not in c.vocab.words
+    reported = {(p.kind, os.path.basename(p.file), p.message) for p in c.report.problems
+                if p.kind == "skipped-file"}
+    assert reported == {
+        ("skipped-file", "passwd.txt",
+         f"a link to {outside / 'secret.txt'}, outside the collection's folder; not read"),
+        ("skipped-file", "linked", f"a link to a folder ({outside / 'more'}); not read")}
+
+
+def test_a_companion_file_linking_out_of_the_folder_is_refused(tmp_path):
+    (tmp_path / "elsewhere.tsv").write_text("a.txt\tp\n", encoding="utf-8")
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    (folder / "a.txt").write_text("ring buffers", encoding="utf-8")
+    (folder / "associations.tsv").symlink_to(tmp_path / "elsewhere.tsv")
+    with pytest.raises(CollectionError, match="a link to .*elsewhere.tsv, outside the collec"):
+        load_collection(folder, format="text", use_cache=False)
+    c = load_collection(folder, format="text", associations=tmp_path / "elsewhere.tsv",
+                        use_cache=False)  # named by the user: read
+    assert c.doc_ids == ["a.txt"]

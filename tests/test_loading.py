@@ -124,16 +124,19 @@ def test_old_caches_of_a_path_are_pruned(folder):
     assert cached_folders() == sorted(fingerprints[1:])  # the least recently used went
 
 
-def test_unwritable_cache_still_loads(folder, monkeypatch):
-    from expert_gui.core.data.collection import Collection
+def test_a_full_disk_at_the_cache_still_loads_and_says_so(folder, monkeypatch, caplog):
+    import errno
 
-    def disk_full(self, target):
-        raise OSError(28, "No space left on device")
+    from expert_gui.core.data import cache
 
-    monkeypatch.setattr(Collection, "save", disk_full)
+    def disk_full(path, values, allow_pickle):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cache.np, "save", disk_full)
     c = load_collection(folder)
     assert c.n_documents == 5 and c.text(0).startswith("Ring buffer")
-    assert cached_folders() == []
+    assert list((cache_dir() / "collections").iterdir()) == []  # nothing half written is left
+    assert "no space left on the device (" in caplog.text and "not cached" in caplog.text
 
 
 def _rehashed(folder, name, values):
@@ -185,3 +188,37 @@ def test_a_file_inside_a_collection_folder_opens_the_folders_collection(folder, 
         (whole.name, whole.source, whole.fingerprint) == \
         (folder.name, str(folder), whole.fingerprint)
     assert via_file.doc_ids == whole.doc_ids
+
+
+def test_a_file_changed_while_read_is_fingerprinted_by_what_was_read(tmp_path, monkeypatch):
+    # issue 24 item 2: a file changed during a load and then restored was served, mixed, from
+    # the cache under the original's key (vocabulary 5,003 instead of 5,002)
+    from expert_gui.core.data.collection import CollectionBuilder
+
+    lines = [f"d{i}\tring buffer number {i}\n" for i in range(40_000)]  # past every buffer
+    original = ("doc_id\ttext\n" + "".join(lines)).encode()
+    path = tmp_path / "documents.tsv"
+    path.write_bytes(original)
+    (tmp_path / "associations.tsv").write_text("d1\ta\n", encoding="utf-8")
+    real = CollectionBuilder.add_document
+    state = {"changed": False}
+
+    def change_the_tail_once(self, *args, **kwargs):
+        if not state["changed"]:  # the first document is in; the file's end is not read yet
+            state["changed"] = True
+            with open(path, "r+b") as f:
+                f.seek(len(original) - 8)
+                f.write(b" zebra!\n")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(CollectionBuilder, "add_document", change_the_tail_once)
+    mixed = load_collection(tmp_path)
+    monkeypatch.undo()
+    assert "zebra" in mixed.vocab.words
+    changed = [p for p in mixed.report.problems if p.kind == "changed-while-read"]
+    assert [p.file for p in changed] == [str(path)] and "not cached" in changed[0].message
+    path.write_bytes(original)  # restored
+    again = load_collection(tmp_path)
+    assert "zebra" not in again.vocab.words and again.fingerprint != mixed.fingerprint
+    assert not any(p.kind == "changed-while-read" for p in again.report.problems)
+    assert load_collection(tmp_path).fingerprint == again.fingerprint  # cached as before

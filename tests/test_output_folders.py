@@ -4,6 +4,7 @@
 import json
 import os
 
+import numpy as np
 import pytest
 from fixtures.training import FOLDER, load_training_fixture
 
@@ -112,3 +113,132 @@ def test_an_experiment_never_overwrites_a_users_report(tmp_path, fixtures):
     with pytest.raises(OutputFolderError, match=r"did not write \(report.md\)"):
         run_experiment(folder, folder / "topics.tsv", folder / "qrels.txt", tmp_path / "paper")
     assert os.listdir(tmp_path / "paper") == ["report.md"]
+
+
+# -- issue 24: outputs checked before the work; a read-only mount named as such -----------------
+class _ReadOnlyMount:
+    f_flag = os.ST_RDONLY
+
+
+def test_a_read_only_mount_is_reported_as_such(tmp_path, monkeypatch, collection, capsys):
+    # issue 24 item 14: a read-only mount was reported as "permission denied"
+    (tmp_path / "ro").mkdir()
+    monkeypatch.setattr(os, "statvfs", lambda path: _ReadOnlyMount())
+    with pytest.raises(OutputFolderError, match="cannot write here: read-only file system"):
+        train(collection, TINY, out_dir=tmp_path / "ro")
+    assert main(["train", str(FOLDER), "--out", str(tmp_path / "ro" / "new"), *FAST]) == 2
+    assert "is not writable (read-only file system)" in capsys.readouterr().err
+
+
+@pytest.fixture
+def read_only_tmpfs(tmp_path):
+    """A read-only tmpfs, where this process may mount one (root, outside most CI)."""
+    import shutil
+    import subprocess
+
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mount)],
+            capture_output=True).returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_real_read_only_mount_is_reported_as_such(read_only_tmpfs, capsys):
+    assert main(["train", str(FOLDER), "--out", str(read_only_tmpfs), *FAST]) == 2
+    assert "cannot write here: read-only file system" in capsys.readouterr().err
+
+
+def test_train_help_gives_the_real_default_of_numbers(capsys):
+    # issue 24 item 14: the help said --numbers defaulted to any-digit
+    from expert_gui.core.data.text import TextSettings
+
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"'{TextSettings().numbers}' (the default:" in text and "digit (default)" not in text
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    from test_model import tiny_model
+
+    from expert_gui.core.store.storage import save_model
+
+    return save_model(tiny_model(), tmp_path / "model")
+
+
+def no_work(*args, **kwargs):
+    raise AssertionError("the work began before the output was checked")
+
+
+@pytest.mark.parametrize("out", ["FILE", "FILE/sub", "ro"])
+def test_export_embeddings_checks_its_out_before_the_work(tmp_path, model_dir, monkeypatch,
+                                                          capsys, out):
+    # issue 24 item 10: --out onto a file or a read-only folder failed after the work, in a
+    # traceback
+    from expert_gui.core.store import storage
+
+    (tmp_path / "FILE").write_text("mine")
+    (tmp_path / "ro").mkdir()
+    if out == "ro":
+        monkeypatch.setattr(os, "statvfs", lambda path: _ReadOnlyMount())
+    monkeypatch.setattr(storage, "load_model", no_work)
+    assert main(["export-embeddings", str(model_dir), "--out", str(tmp_path / out),
+                 "--what", "words"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("expert-gui export-embeddings: error: ") and err.count("\n") == 1
+    assert "is not a folder" in err or "read-only file system" in err
+    assert (tmp_path / "FILE").read_text() == "mine"
+
+
+def test_export_embeddings_still_writes_and_replaces_whole_files(tmp_path, model_dir, capsys):
+    out = tmp_path / "projector"
+    assert main(["export-embeddings", str(model_dir), "--out", str(out), "--what", "words"]) == 0
+    first = (out / "words" / "vectors.tsv").read_text()
+    assert len(first.splitlines()) == 5
+    assert main(["export-embeddings", str(model_dir), "--out", str(out), "--what", "words"]) == 0
+    assert (out / "words" / "vectors.tsv").read_text() == first
+    assert sorted(os.listdir(out / "words")) == ["metadata.tsv", "vectors.tsv"]
+
+
+@pytest.mark.parametrize("run", ["FOLDER", "ro/run.txt"])
+def test_rank_checks_its_run_file_before_the_work(tmp_path, model_dir, monkeypatch, capsys,
+                                                  run):
+    from expert_gui.core.store import storage
+
+    (tmp_path / "FOLDER").mkdir()
+    (tmp_path / "ro").mkdir()
+    if run.startswith("ro"):
+        monkeypatch.setattr(os, "statvfs", lambda path: _ReadOnlyMount())
+    (tmp_path / "topics.tsv").write_text("topic_id\tquery\nt1\twordab\n")
+    monkeypatch.setattr(storage, "load_model", no_work)
+    assert main(["rank", str(model_dir), "--method", "loglinear", "--topics",
+                 str(tmp_path / "topics.tsv"), "--run", str(tmp_path / run)]) == 2
+    err = capsys.readouterr().err
+    assert "this is a folder" in err or "read-only file system" in err
+
+
+def test_a_full_disk_while_writing_a_run_keeps_the_file_before(tmp_path, monkeypatch):
+    import errno
+
+    from expert_gui.core.evaluation.runs import write_run
+    from expert_gui.core.rankers.ranking import Ranking
+
+    path = tmp_path / "run.txt"
+    path.write_text("the run before\n")
+    ranking = Ranking(query="q", method="m", person_ids=["a"], people=np.array([0]),
+                      scores=np.array([1.0]), known_words=["q"], unknown_words=[])
+    real = os.fsync
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OutputFolderError, match=r"run.txt: no space left on the device \("
+                                                r"\d+ bytes needed, .* free\); the file before"):
+        write_run(path, {"t": ranking}, "tag")
+    monkeypatch.setattr(os, "fsync", real)
+    assert path.read_text() == "the run before\n" and os.listdir(tmp_path) == ["run.txt"]

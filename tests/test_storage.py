@@ -222,17 +222,29 @@ def test_stop_words_are_stored_in_the_model_never_a_path(tmp_path):
     assert back.encode("wordab wordac wordad")[1] == ["wordad"]
 
 
-def test_version_1_files_are_read_with_every_check(saved):
+def test_version_1_files_are_refused_even_rehashed(saved):
+    # issue 24 item 7: format 1 hashed the tensors only, so a manifest with two words swapped,
+    # marked format 1 and given the tensors' hash, was accepted
     _, folder = saved
     m = manifest_of(folder)
+    words = m["vocabulary"]["words"]
+    words[1], words[2] = words[2], words[1]
     m["format_version"] = 1
     m["sha256"] = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
     (folder / "manifest.json").write_text(json.dumps(m))
-    assert load_model(folder).person_ids == ["p0", "p1", "p2", "p3"]
-    m["people"]["names"][0] = None
-    (folder / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(ModelFileError, match=r"names\[0\]"):
+    with pytest.raises(ModelFileError, match="format 1, whose hash does not cover this file"):
         load_model(folder)
+
+
+def test_a_version_1_checkpoint_is_refused(tmp_path):
+    folder = tmp_path / "checkpoint"
+    save_checkpoint(folder, {"a": torch.arange(5.0)}, checkpoint_meta(1))
+    state = json.loads((folder / "state.json").read_text())
+    state["format_version"] = 1
+    state["sha256"] = hashlib.sha256((folder / "state.safetensors").read_bytes()).hexdigest()
+    (folder / "state.json").write_text(json.dumps(state))
+    with pytest.raises(ModelFileError, match="format 1"):
+        load_checkpoint(folder)
 
 
 def test_missing_folder_and_other_files_are_refused(tmp_path):

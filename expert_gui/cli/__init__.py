@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 
 from expert_gui import __version__
@@ -73,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         from expert_gui.gui.app import run_gui
 
         return run_gui(screenshot_dir=args.screenshot)
+    warnings = _warnings_to_stderr(args.command)
     try:
         return int(args.func(args) or 0)
     except ExpertGuiError as exc:
@@ -83,6 +85,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"expert-gui {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        logging.getLogger("expert_gui").removeHandler(warnings)
+
+
+def _warnings_to_stderr(command: str) -> logging.Handler:
+    """The engine's warnings (a collection read without a cache, ...) as one line each on
+    stderr, the way errors are printed."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter(f"expert-gui {command}: warning: %(message)s"))
+    logging.getLogger("expert_gui").addHandler(handler)
+    return handler
 
 
 def _install_desktop_entry() -> int:

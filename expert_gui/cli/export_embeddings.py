@@ -25,9 +25,10 @@ def register(sub):
 
 def run(args) -> int:
     from expert_gui.cli.profile import _collection
-    from expert_gui.core.explore.projector import export_embeddings
+    from expert_gui.core.explore.projector import check_export_folder, export_embeddings
     from expert_gui.core.store.storage import load_model
 
+    check_export_folder(args.out, args.what)  # before the work, as train --out
     model = load_model(args.model_dir)
     collection = _collection(model, args.collection) if "people" in args.what else None
     for path in export_embeddings(model, args.out, what=args.what, collection=collection):

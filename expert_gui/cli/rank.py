@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from expert_gui.cli import COMMANDS
-from expert_gui.core.errors import QueryError
+from expert_gui.core.errors import CollectionError, QueryError
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import AGGREGATIONS, FUSIONS, METHODS
 
@@ -51,12 +51,27 @@ def load_collection_of(model, path: str | None, *, whole: bool = False):
     from expert_gui.core.data.loading import load_collection
     from expert_gui.core.evaluation.calibration import index_for, trained_on
 
-    path = path or model.collection_source
+    given, path = path, path or model.collection_source
     if not path:
         raise QueryError("the model does not record its collection; give --collection PATH")
-    collection = load_collection(path, settings=model.text_settings)
+    # The collection it was trained on is read as it was then, so a file gone since is named
+    # (a folder that lost its documents.tsv is not read as a folder of text files).
+    trained_as = None if given else model.collection_format or None
+    try:
+        collection = load_collection(path, settings=model.text_settings, format=trained_as)
+    except CollectionError as exc:
+        if trained_as is None:
+            raise
+        raise CollectionError(exc.path, exc.line, f"{exc.message}; the model was trained on it "
+                                                  f"as a {trained_as} collection",
+                              cli_hint="--collection PATH") from exc
     if model.collection_fingerprint and collection.fingerprint and \
             not trained_on(model, collection):
+        if set(model.person_ids).isdisjoint(collection.person_ids):
+            raise CollectionError(path, None, f"none of the model's people has a document here "
+                                              f"(read as a {collection.report.format} "
+                                              "collection): not the collection it was trained on",
+                                  cli_hint="--collection PATH")
         print(f"warning: {path} has changed since the model was trained on it", file=sys.stderr)
     return collection if whole else index_for(model, collection)
 
@@ -77,7 +92,9 @@ def register(sub):
 def run(args) -> int:
     from expert_gui.core.data.topics import read_topics
     from expert_gui.core.evaluation.runs import write_run
+    from expert_gui.core.store.outputs import check_output_file
 
+    check_output_file(args.run)  # before the work, as train --out
     topics = read_topics(args.topics)
     _, _, ranker = open_ranker(args)
     rankings = {}

@@ -24,6 +24,8 @@ SPREADS = (
     ("associations_per_person", "Associations per person"),
 )
 SHOWN_PROBLEMS = 20
+NUMBERS_HELP = ("which tokens are folded into the number token: 'numbers' (the default: "
+                "integers and hex literals) or 'any-digit' (every token with a digit)")
 
 
 def add_collection_arguments(p) -> None:
@@ -103,8 +105,7 @@ def register(sub):
                                    "paper's Table 1 and every problem found while loading.")
     add_collection_arguments(p)
     p.add_argument("--numbers", choices=NUMBER_RULES, default=TextSettings().numbers,
-                   help="which tokens are folded into the number token: 'numbers' (default: "
-                        "integers and hex literals) or 'any-digit' (every token with a digit)")
+                   help=NUMBERS_HELP)
     p.add_argument("--json", action="store_true", help="print JSON (with every problem)")
     p.set_defaults(func=run)
 

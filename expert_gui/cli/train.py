@@ -13,7 +13,7 @@ import sys
 from dataclasses import replace
 
 from expert_gui.cli import COMMANDS
-from expert_gui.cli.stats import add_collection_arguments, table_columns
+from expert_gui.cli.stats import NUMBERS_HELP, add_collection_arguments, table_columns
 from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 
 # Command-line option -> TrainSettings field, for the options that map one to one.
@@ -77,8 +77,7 @@ def register(sub):
                    help="vocabulary size including padding (default 65536)")
     p.add_argument("--min-count", type=int, default=None,
                    help="minimum occurrences for a word (default 1)")
-    p.add_argument("--numbers", choices=NUMBER_RULES, default=None,
-                   help="fold tokens with any digit (default) or only all-digit tokens")
+    p.add_argument("--numbers", choices=NUMBER_RULES, default=None, help=NUMBERS_HELP)
     p.add_argument("--resume", action="store_true",
                    help="continue from MODEL_DIR/checkpoint with its settings")
     p.set_defaults(func=run)

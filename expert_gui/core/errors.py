@@ -6,6 +6,8 @@ the GUI can show it to the user as it is.
 
 from __future__ import annotations
 
+import errno
+import shutil
 from pathlib import Path
 
 
@@ -64,9 +66,46 @@ class TrainingError(ExpertGuiError):
 
 
 class OutputFolderError(ExpertGuiError):
-    """An output folder the program may not write into: foreign content, unwritable, or in use."""
+    """An output the program may not or cannot write: foreign content, unwritable, a full disk,
+    or in use."""
 
     def __init__(self, path: str | Path, message: str):
         self.path = str(path)
         self.message = message
         super().__init__(f"{self.path}: {message}")
+
+
+def write_error(path: str | Path, exc: OSError, needed: int = 0,
+                kept: str = "") -> OutputFolderError:
+    """The error for a write that failed: a full disk says how much space the write needed and
+    how much is free, a read-only mount says so; `kept` says what is left as it was."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        free = _free_space(Path(path))
+        need = f"{byte_size(needed)} needed, " if needed else ""
+        have = f"{byte_size(free)} free" if free is not None else "free space unknown"
+        message = f"no space left on the device ({need}{have})"
+    elif exc.errno == errno.EROFS:
+        message = "cannot write here: read-only file system"
+    else:
+        message = f"cannot write here: {exc.strerror or exc}"
+    return OutputFolderError(path, message + (f"; {kept}" if kept else ""))
+
+
+def byte_size(n: int) -> str:
+    """'1.4 MiB': a size in bytes for a message."""
+    size = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{n:,} bytes" if unit == "bytes" else f"{size:,.1f} {unit}"
+        size /= 1024
+    return ""
+
+
+def _free_space(path: Path) -> int | None:
+    """Bytes free on the file system of `path` (or of its nearest existing folder)."""
+    for folder in (path, *path.parents):
+        try:
+            return shutil.disk_usage(folder).free
+        except OSError:
+            continue
+    return None

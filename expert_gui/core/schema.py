@@ -25,12 +25,10 @@ class SchemaError(ValueError):
         super().__init__(f"{where or 'the document'}: {message}")
 
 
-def parse(data: bytes, constants: Mapping[str, float] | None = None) -> Any:
-    """JSON without repeated keys, and without NaN or Infinity except the `constants` given."""
+def parse(data: bytes) -> Any:
+    """JSON without repeated keys, and without NaN or Infinity."""
     def constant_value(name: str) -> float:
-        if constants is None or name not in constants:
-            raise SchemaError("", f"{name} is not a number JSON allows")
-        return constants[name]
+        raise SchemaError("", f"{name} is not a number JSON allows")
 
     def no_repeats(pairs: list) -> dict:
         out = dict(pairs)

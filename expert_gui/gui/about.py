@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui import APP_NAME, PAPER_CITATION, __version__
-from expert_gui.core.paths import cache_dir, config_dir, log_dir, models_dir
+from expert_gui.core.paths import user_folders
 
 
 def versions() -> list[tuple[str, str]]:
@@ -39,8 +39,7 @@ def versions() -> list[tuple[str, str]]:
 
 
 def folders() -> list[tuple[str, Path]]:
-    return [("Models", models_dir()), ("Logs", log_dir()), ("Settings", config_dir()),
-            ("Cache", cache_dir())]
+    return list(user_folders().items())
 
 
 def open_folder(path: Path) -> bool:

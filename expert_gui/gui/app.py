@@ -10,22 +10,47 @@ from pathlib import Path
 
 from expert_gui import APP_NAME, ORGANIZATION, __version__
 from expert_gui.assets import icon_files
-from expert_gui.core.paths import log_dir
+from expert_gui.core.paths import log_dir, unwritable, user_folders
 from expert_gui.desktop_entry import DESKTOP_FILE
 from expert_gui.gui.dialogs import LOG_FILE_NAME
 
 
 def setup_logging() -> Path:
-    """Everything at INFO and above goes to the log file; the dialogs point the user there."""
+    """Everything at INFO and above goes to the log file; the dialogs point the user there.
+    A log file that cannot be written (a read-only home, a FIFO in its place) is noted for the
+    window to say, and the log goes to stderr instead."""
+    from expert_gui.gui.app_settings import not_a_file, note
+
     path = log_dir() / LOG_FILE_NAME
     root = logging.getLogger()
     if not any(isinstance(h, logging.FileHandler) and Path(h.baseFilename) == path
                for h in root.handlers):
-        handler = logging.FileHandler(path, encoding="utf-8")
+        why = not_a_file(path)  # opening a FIFO to write would block the start-up
+        handler: logging.Handler | None = None
+        if not why:
+            try:
+                handler = logging.FileHandler(path, encoding="utf-8")
+            except OSError as exc:
+                why = unwritable(path.parent) or exc.strerror or str(exc)
+        if handler is None:
+            note(f"{path}: {why}; the log goes to the terminal")
+            handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
     root.setLevel(min(root.level or logging.INFO, logging.INFO))
     return path
+
+
+def note_user_folders() -> None:
+    """Say which user folders cannot be written, and what the app does without them."""
+    from expert_gui.gui.app_settings import note
+
+    without = {"Models": "trained models cannot be saved there",
+               "Cache": "collections are read without a cache"}
+    for name, folder in user_folders().items():
+        why = unwritable(folder)
+        if why and name in without:
+            note(f"{folder}: {why}; {without[name]}")
 
 
 def create_application():
@@ -72,6 +97,7 @@ def install_excepthook(window) -> None:
 def run_gui(screenshot_dir: str | None = None) -> int:
     """Open the main window; with `screenshot_dir`, save a PNG of every panel there and quit."""
     setup_logging()
+    note_user_folders()
     from expert_gui.gui.platform_check import platform_problem
 
     problem = platform_problem()

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -23,9 +24,10 @@ from PySide6.QtWidgets import (
 
 from expert_gui import APP_NAME
 from expert_gui.assets import demo_collection_path
-from expert_gui.core.paths import config_dir, log_dir
+from expert_gui.core.paths import log_dir
 from expert_gui.core.store.model_folders import partial_text
 from expert_gui.gui.about import AboutDialog
+from expert_gui.gui.app_settings import notices, read_bytes, read_flag, read_path, settings
 from expert_gui.gui.panels.collection import CollectionPanel
 from expert_gui.gui.panels.comparison import ComparisonPanel
 from expert_gui.gui.panels.entropy import EntropyPanel
@@ -37,7 +39,7 @@ from expert_gui.gui.state import AppState
 from expert_gui.gui.welcome import GuideDialog, WelcomeBanner
 from expert_gui.gui.widgets import ElidedLabel
 
-SETTINGS_FILE = "gui.ini"
+log = logging.getLogger("expert_gui.gui")
 DEFAULT_SIZE = QSize(1280, 800)
 SCREEN_SHARE = 0.9  # a new window takes at most this share of the screen's free area
 
@@ -46,11 +48,6 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
                "entropy": "ranking topics", "evaluation": "evaluating", "word-map": "mapping words",
                "profile": "profiling", "profile-topics": "ranking topics for profiles",
                "people-map": "mapping people", "export": "exporting embeddings"}
-
-
-def settings() -> QSettings:
-    """Settings in the app's own config folder (so EXPERT_GUI_HOME isolates tests and installs)."""
-    return QSettings(str(config_dir() / SETTINGS_FILE), QSettings.Format.IniFormat)
 
 
 def fit_rect(rect: QRect, available: QRect) -> QRect:
@@ -147,7 +144,7 @@ class MainWindow(QMainWindow):
         self.resize(self._default_size())
         self._restore_layout()
         self.welcome_bar: QToolBar | None = None
-        if not settings().value("welcome/dismissed", False, type=bool):
+        if not read_flag(settings(), "welcome/dismissed"):
             self.show_welcome()
 
     # -- building ---------------------------------------------------------------------------------
@@ -299,14 +296,31 @@ class MainWindow(QMainWindow):
         """The last collection when it still exists (the demo on a first launch), then the last
         model, but only if it belongs to that collection."""
         s = settings()
-        last = s.value("last/collection", "")
-        model = s.value("last/model", "")
-        if model and Path(model).is_dir():
-            self.training_panel.restore_after_collection(Path(model))
-        if last and Path(last).exists():
-            self.collection_panel.open_collection(Path(last))
+        last = read_path(s, "last/collection")
+        model = read_path(s, "last/model")
+        if model is not None and model.is_dir():
+            self.training_panel.restore_after_collection(model)
+        if last is not None and last.exists():
+            self.collection_panel.open_collection(last)
         else:
             self.open_demo()
+        self.show_notices()
+
+    def show_notices(self, more: list[str] = ()) -> None:
+        """What the start-up passed over (a setting ignored, a folder that cannot be written),
+        in one dialog that does not block, and in the log."""
+        lines = [*more, *notices()]
+        if not lines:
+            return
+        for line in lines:
+            log.warning("%s", line)
+        box = QMessageBox(QMessageBox.Icon.Information, APP_NAME,
+                          "The app started without some of what it keeps:", parent=self)
+        box.setInformativeText("\n\n".join(lines))
+        box.setModal(False)
+        box.setObjectName("startup-notice")
+        box.show()
+        self.startup_notice = box
 
     def show_about(self) -> None:
         device = self.device_label.text() if self.state.runner.running("device") is None \
@@ -410,11 +424,11 @@ class MainWindow(QMainWindow):
 
     def _restore_layout(self) -> None:
         s = settings()
-        geometry = s.value("window/geometry")
-        state = s.value("window/state")
-        if isinstance(geometry, QByteArray):
+        geometry = read_bytes(s, "window/geometry")
+        state = read_bytes(s, "window/state")
+        if geometry is not None:
             self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray):
+        if state is not None:
             self.restoreState(state)
         self.fit_to_screen()
 

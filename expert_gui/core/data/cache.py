@@ -5,7 +5,8 @@ everything is checked before use, as strictly as a model file: the hash, the JSO
 each array's type, shape and bounds (an offset past the end, a person index out of range), so a
 damaged cache raises CollectionError instead of misleading the trainer (a cache written before
 documents had dates is refused too, and read again). A cache is written under a temporary name
-and renamed, so a crash leaves either the old cache or none.
+and renamed, so a crash leaves either the old cache or none; a write that fails (a full disk)
+removes what it wrote and raises OutputFolderError.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import xxhash
 from expert_gui.core import schema
 from expert_gui.core.data.inputs import hash_into, read_regular
 from expert_gui.core.data.text import check_text_settings
-from expert_gui.core.errors import CollectionError
+from expert_gui.core.errors import CollectionError, write_error
 
 # The collection's arrays, memory-mapped when read; beside them `vocab_counts.npy` and, for a
 # collection with dates, `doc_dates.npy`.
@@ -34,12 +35,21 @@ _DAYS = np.dtype("datetime64[D]")
 def write(folder: str | Path, arrays: dict[str, np.ndarray], meta: dict) -> None:
     """Write `arrays` (ARRAYS, `vocab_counts`, optionally `doc_dates`) and `meta` to `folder`."""
     folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
-    for name, values in arrays.items():
-        np.save(tmp / f"{name}.npy", values, allow_pickle=False)
-    (tmp / "collection.json").write_text(json.dumps(meta), encoding="utf-8")
-    (tmp / "xxh3").write_text(digest(tmp), encoding="ascii")
+    text = json.dumps(meta)
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+    except OSError as exc:
+        raise write_error(folder, exc) from exc
+    try:
+        for name, values in arrays.items():
+            np.save(tmp / f"{name}.npy", values, allow_pickle=False)
+        (tmp / "collection.json").write_text(text, encoding="utf-8")
+        (tmp / "xxh3").write_text(digest(tmp), encoding="ascii")
+    except OSError as exc:  # a full disk: what was written of it goes
+        shutil.rmtree(tmp, ignore_errors=True)
+        needed = sum(a.nbytes for a in arrays.values()) + len(text.encode("utf-8"))
+        raise write_error(folder, exc, needed) from exc
     if folder.exists():
         old = folder.with_name(folder.name + ".old")
         os.replace(folder, old)

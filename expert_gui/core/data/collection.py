@@ -8,6 +8,7 @@ streams records in from any format reader and reports every problem with its fil
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from array import array
@@ -333,7 +334,12 @@ class CollectionBuilder:
         raws = [t.encode("utf-8", errors="replace") for t in self._pending]
         raw = b"".join(raws)
         if self._text_out is not None:
-            self._text_out.write(raw)
+            try:
+                self._text_out.write(raw)
+            except OSError:  # a full disk: the file is closed, so deleting it frees the space
+                with contextlib.suppress(OSError):
+                    self._text_out.close()
+                raise
         else:
             self._text_chunks.append(raw)
         self._text_offsets.extend((self._text_size + np.cumsum(list(map(len, raws)))).tolist())

@@ -4,12 +4,20 @@ A FIFO named as a topics file or a model's manifest blocks a reader forever, and
 as /dev/zero never ends, so every input file (collection files, topics, qrels, models,
 checkpoints, word vectors, stop-word lists) is opened through `open_regular`, which refuses
 anything but a regular file, naming it, before a byte is read.
+
+Within `recording_reads()`, every file read from its start to its end is hashed as it is read,
+so a load can be fingerprinted by what it read, not by what the files held before or after
+(a file rewritten during a load, then restored, must not make the mix look like the original).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import BinaryIO
 
@@ -55,14 +63,19 @@ def open_regular(path: str | Path, error: type[InputFileError] = InputFileError)
     if not stat.S_ISREG(mode):
         os.close(fd)
         raise error(path, None, f"expected a regular file, found {kind_of(mode)}")
-    return os.fdopen(fd, "rb")
+    reads = _reads.get()
+    if reads is None:
+        return os.fdopen(fd, "rb")
+    raw = _Hashing(io.FileIO(fd, "rb"), str(Path(path).resolve()), reads)
+    return io.BufferedReader(raw, buffer_size=1 << 18)
 
 
-def read_regular(path: str | Path, error: type[InputFileError] = InputFileError) -> bytes:
-    """The whole content of a regular file."""
+def read_regular(path: str | Path, error: type[InputFileError] = InputFileError,
+                 limit: int = -1) -> bytes:
+    """The whole content of a regular file, or its first `limit` bytes."""
     with open_regular(path, error) as f:
         try:
-            return f.read()
+            return f.read(limit)
         except OSError as exc:
             raise error(path, None, f"cannot read: {exc.strerror or exc}") from exc
 
@@ -88,3 +101,72 @@ def hash_into(digest, path: str | Path, error: type[InputFileError] = InputFileE
                 digest.update(view[:n])
         except OSError as exc:
             raise error(path, None, f"cannot read: {exc.strerror or exc}") from exc
+
+
+# Where `recording_reads` collects the hashes of what was read; None when not recording.
+_reads: ContextVar[dict[str, str] | None] = ContextVar("expert_gui_reads", default=None)
+CHANGED = ""  # the hash recorded for a file read twice, differently: it changed in between
+
+
+@contextmanager
+def recording_reads() -> Iterator[dict[str, str]]:
+    """Record, for each file opened through `open_regular` (in this thread) and read from its
+    start to its end without seeking elsewhere, the XXH3 of the bytes read, by resolved path;
+    a file read so twice with different bytes maps to CHANGED."""
+    reads: dict[str, str] = {}
+    token = _reads.set(reads)
+    try:
+        yield reads
+    finally:
+        _reads.reset(token)
+
+
+class _Hashing(io.RawIOBase):
+    """A file that hashes what is read from it, recorded on closing when the read went from
+    the start to the end in order (a seek back to the start begins again)."""
+
+    def __init__(self, raw: io.FileIO, key: str, reads: dict[str, str]):
+        super().__init__()
+        self._raw, self._key, self._reads = raw, key, reads
+        self._hash = xxhash.xxh3_128()
+        self._pos = 0
+        self._in_order = True
+        self._at_end = False
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def readinto(self, buffer) -> int:
+        n = self._raw.readinto(buffer)
+        if n:
+            self._hash.update(memoryview(buffer)[:n])
+            self._pos += n
+        elif n == 0:
+            self._at_end = True
+        return n
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        pos = self._raw.seek(offset, whence)
+        if pos == 0:
+            self._hash.reset()
+            self._in_order, self._at_end = True, False
+        elif pos != self._pos:
+            self._in_order = False
+        self._pos = pos
+        return pos
+
+    def close(self) -> None:
+        if not self.closed:
+            if self._in_order and self._at_end:
+                digest = self._hash.hexdigest()
+                seen = self._reads.setdefault(self._key, digest)
+                if seen != digest:
+                    self._reads[self._key] = CHANGED
+            self._raw.close()
+        super().close()

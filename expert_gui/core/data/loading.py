@@ -10,12 +10,15 @@ loading, so it is held once.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
+import logging
 import os
+import re
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -24,17 +27,26 @@ from expert_gui.core.data.collection import Collection, CollectionBuilder
 from expert_gui.core.data.formats import FORMATS, detect_format, reader
 from expert_gui.core.data.formats.reading import LoadProgress, Progress, Stop
 from expert_gui.core.data.formats.table import TableColumns
-from expert_gui.core.data.inputs import require_regular
+from expert_gui.core.data.inputs import (
+    CHANGED,
+    content_hash,
+    recording_reads,
+    require_regular,
+)
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TextSettings, inline_stopwords
-from expert_gui.core.errors import CollectionError
-from expert_gui.core.paths import cache_dir
+from expert_gui.core.errors import CollectionError, OutputFolderError, write_error
+from expert_gui.core.paths import cache_dir, unwritable
 
 __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "collection_cache",
            "collection_path"]
 
+log = logging.getLogger(__name__)
+
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
 LOADER_VERSION = 3
+# The hash `file_state` gives a file's content (XXH3-128 in hex).
+_CONTENT_HASH = re.compile("[0-9a-f]{32}")
 # Caches kept per collection path (its versions, or other text settings); older ones are removed.
 CACHES_PER_PATH = 3
 
@@ -79,6 +91,10 @@ def load_collection(
     sources = module.sources(path, associations, people, **chosen)
     fingerprint = _fingerprint(path, name, sources, settings)
     folder = collection_cache(fingerprint)
+    why = unwritable(folder.parent)
+    if use_cache and why:
+        log.warning("%s: %s; the collection is read without a cache", folder.parent, why)
+        use_cache = False
     if use_cache:
         cached = _open_cache(folder)
         if cached is not None:
@@ -86,12 +102,17 @@ def load_collection(
 
     steps = Progress(progress, should_stop)
     report = LoadReport(format=name, files=[s.split("\t")[0] for s in sources])
+    spill_dir = None if why else folder.parent  # beside the caches, else the system's temp
     try:
-        with tempfile.TemporaryDirectory(dir=_writable(folder.parent),
-                                         ignore_cleanup_errors=True) as spill:
+        with _spilling(spill_dir or Path(tempfile.gettempdir()), report.files), \
+                tempfile.TemporaryDirectory(dir=spill_dir, ignore_cleanup_errors=True) as spill:
             builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
-            module.read(path, builder, associations=associations, people=people,
-                        progress=steps, **chosen)
+            with recording_reads() as reads:
+                module.read(path, builder, associations=associations, people=people,
+                            progress=steps, **chosen)
+            read = _as_read(sources, reads, report)
+            if read != sources:  # a file changed while it was read: named, never cached
+                fingerprint, use_cache = _fingerprint(path, name, read, settings), False
             steps.event("building the vocabulary")
             collection = builder.build(fingerprint=fingerprint, source=str(path))
             if collection.n_documents == 0:
@@ -100,8 +121,8 @@ def load_collection(
                 steps.event("writing the cache")
                 try:
                     collection.save(folder)
-                except OSError:
-                    pass  # a full or read-only disk: the collection is still good, uncached
+                except OutputFolderError as exc:  # the collection is still good, uncached
+                    log.warning("%s; the collection is not cached", exc)
                 else:
                     del collection
                     _prune(folder)
@@ -124,10 +145,27 @@ def collection_path(path: Path, format: str | None = None) -> Path:
 
 
 def collection_cache(fingerprint: str) -> Path:
-    """The cache folder of one collection load."""
+    """The cache folder of one collection load (its parent is created when it can be)."""
     root = cache_dir() / "collections"
-    root.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # `unwritable(root)` says why
+        root.mkdir(parents=True, exist_ok=True)
     return root / fingerprint
+
+
+@contextlib.contextmanager
+def _spilling(folder: Path, files: list[str]) -> Iterator[None]:
+    """While a load keeps its documents' text in a file under `folder`: a full disk there ends
+    it with OutputFolderError, naming the space the text needs (about its files' size) and,
+    the file gone, the space free."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        needed = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
+        raise write_error(folder, exc, needed, "the collection's text is kept there while it "
+                                               "loads; free some space, or point "
+                                               "EXPERT_GUI_HOME elsewhere") from exc
 
 
 def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettings) -> str:
@@ -138,6 +176,31 @@ def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettin
     return hashlib.sha256(str(path).encode()).hexdigest()[:8] + content[:16]
 
 
+def _as_read(sources: list[str], reads: dict[str, str], report: LoadReport) -> list[str]:
+    """The sources (`path<TAB>hash`, hashed before the load) with the hash of what the load
+    read; a file the readers did not read whole and in order (a workbook, a git repository's
+    .mailmap) is hashed again now. Each file that changed is reported."""
+    read = []
+    for source in sources:
+        file, _, before = source.partition("\t")
+        if not _CONTENT_HASH.fullmatch(before):  # not a file (a git commit, the columns chosen)
+            read.append(source)
+            continue
+        after = reads.get(file)
+        if after is None:
+            try:
+                after = content_hash(file, CollectionError)
+            except CollectionError:
+                after = CHANGED
+        if after != before:
+            report.add("changed-while-read", file, None,
+                       "the file changed while it was read: this collection holds a mix of its "
+                       "old and new content and is not cached; open it again once it is "
+                       "written in full")
+        read.append(f"{file}\t{after}")
+    return read
+
+
 def _prune(folder: Path) -> None:
     """Keep the `CACHES_PER_PATH` most recently used caches of one path; drop older ones."""
     siblings = [p for p in folder.parent.glob(folder.name[:8] + "*")
@@ -146,11 +209,6 @@ def _prune(folder: Path) -> None:
     for old in siblings[CACHES_PER_PATH:]:
         if old != folder:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _writable(folder: Path) -> Path | None:
-    """Where to spill raw text while loading: beside the caches, else the system's temp folder."""
-    return folder if os.access(folder, os.W_OK) else None
 
 
 def _open_cache(folder: Path) -> Collection | None:

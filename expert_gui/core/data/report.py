@@ -23,6 +23,10 @@ PROBLEM_KINDS = {
     "generated-id": "a document without an id in its id column (one was made from its line)",
     "unknown-person": "person named in the people file without any document",
     "invalid-date": "a date that could not be read (the document is kept, undated)",
+    "header-like-record": "a first line naming one column, read as a document (not a header)",
+    "ids-from-lines": "a header without an id column (ids made from the lines)",
+    "record-too-long": "a line or document over the most a record may hold (not read)",
+    "changed-while-read": "a file that changed while it was read (the load is not cached)",
 }
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from urllib.parse import unquote
 from expert_gui.core.errors import QueryError, TopicsError
 from expert_gui.core.evaluation.qrels import text_lines
 from expert_gui.core.rankers.ranking import Ranking
+from expert_gui.core.store.outputs import replacing
 
 Run = dict[str, dict[str, float]]
 """topic id -> person id -> score, the form ir-measures takes."""
@@ -34,7 +35,9 @@ def write_run(path: str | Path, rankings: Mapping[str, Ranking], tag: str) -> No
             score = min(float(score), math.nextafter(previous, -math.inf))
             previous = score
             lines.append(f"{topic} Q0 {run_field(pid)} {rank} {score!r} {tag}\n")
-    Path(path).write_text("".join(lines), encoding="utf-8")
+    text = "".join(lines)
+    with replacing(path, size=len(text.encode("utf-8"))) as f:
+        f.write(text)
 
 
 def run_field(text: str) -> str:

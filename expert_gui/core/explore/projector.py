@@ -21,8 +21,10 @@ import numpy as np
 
 from expert_gui.core.data.collection import Collection
 from expert_gui.core.data.text import PAD_ID
+from expert_gui.core.errors import write_error
 from expert_gui.core.explore.people_map import group_people, person_directions
 from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.store.outputs import check_writable_folder, replacing
 
 WHAT = ("words", "people")
 _UNSAFE = re.compile(r"[\t\r\n]+")
@@ -34,19 +36,33 @@ def _label(value) -> str:
 
 def write_projector_tsv(folder: str | Path, vectors: np.ndarray, header: Sequence[str],
                         rows: Sequence[Sequence]) -> list[Path]:
-    """`vectors.tsv` and `metadata.tsv` of one set of points in `folder` (created)."""
+    """`vectors.tsv` and `metadata.tsv` of one set of points in `folder` (created); each file
+    replaces the one before only once complete."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    check_writable_folder(folder)
     if len(rows) != len(vectors):
         raise ValueError("one metadata row per vector is needed")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(folder, exc) from exc
     vectors_path, metadata_path = folder / "vectors.tsv", folder / "metadata.tsv"
-    with open(vectors_path, "w", encoding="utf-8", newline="\n") as f:
+    with replacing(vectors_path) as f:
         for row in np.asarray(vectors, dtype=np.float32):
             f.write("\t".join(f"{v:.6g}" for v in row.tolist()) + "\n")
     lines = [] if len(header) == 1 else ["\t".join(_label(h) for h in header)]
     lines += ["\t".join(_label(v) for v in row) for row in rows]
-    metadata_path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    metadata = "".join(line + "\n" for line in lines)
+    with replacing(metadata_path, size=len(metadata.encode("utf-8"))) as f:
+        f.write(metadata)
     return [vectors_path, metadata_path]
+
+
+def check_export_folder(out_dir: str | Path, what: Sequence[str] = WHAT) -> None:
+    """Raise OutputFolderError unless `export_embeddings` could write `what` under `out_dir`
+    (a file in the way, a read-only folder); changes nothing, so it is asked before the work."""
+    for name in what:
+        check_writable_folder(Path(out_dir) / name)
 
 
 def export_embeddings(model: LogLinearModel, out_dir: str | Path, *,
@@ -61,6 +77,7 @@ def export_embeddings(model: LogLinearModel, out_dir: str | Path, *,
     if unknown:
         raise ValueError(f"can export {', '.join(WHAT)}, not {', '.join(sorted(unknown))}")
     out_dir = Path(out_dir)
+    check_export_folder(out_dir, what)
     written: list[Path] = []
     if "words" in what:
         ids = [i for i in range(len(model.vocab)) if i != PAD_ID]

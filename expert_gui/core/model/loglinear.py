@@ -38,6 +38,8 @@ class LogLinearModel:
     history: list[dict] = field(default_factory=list)
     # held-out documents and fusion weights (core/evaluation/calibration.py)
     calibration: dict | None = None
+    # how the collection was read (a format's name; "" when not recorded)
+    collection_format: str = ""
 
     def __post_init__(self):
         self._tokenizer: Tokenizer | None = None

@@ -11,7 +11,6 @@ in `storage.save_model`. Unknown keys are refused, so a file is never half under
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Mapping
 
 from expert_gui.core.data.text import PAD_TOKEN, check_text_settings
@@ -99,11 +98,14 @@ def _calibration(value, where: str) -> None:
                                                      f"least 0, found {weights}")
 
 
-OPTIONAL_MODEL_KEYS: dict[str, Check] = {"calibration": _calibration}
+# `collection_format`: how the collection was read (a reader's name), so that it is read the
+# same way again and a file gone since is named instead of the folder read as something else.
+OPTIONAL_MODEL_KEYS: dict[str, Check] = {"calibration": _calibration,
+                                         "collection_format": nonempty_string}
 
 _RUN = obj({"epoch": integer(0), "batch": integer(0), "step": integer(0),
             "epoch_loss": number, "epoch_instances": integer(0),
-            "best_val": lambda v, w: None if v in (None, math.inf) else number(v, w),
+            "best_val": optional(number),
             "best_epoch": integer(0), "bad_epochs": integer(0),
             "history": list_of(_HISTORY_ENTRY)})
 CHECKPOINT_KEYS: dict[str, Check] = {

@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import IO
 
 from filelock import FileLock, Timeout
 
-from expert_gui.core.errors import OutputFolderError
+from expert_gui.core.errors import OutputFolderError, write_error
+from expert_gui.core.paths import unwritable
 
 MARKER = ".expert-gui"
 LOCK = ".expert-gui.lock"
@@ -42,7 +44,7 @@ def claim_output_folder(folder: str | Path, kind: str,
                            encoding="utf-8")
             os.replace(tmp, marker)
     except OSError as exc:
-        raise OutputFolderError(folder, f"cannot write here: {exc.strerror or exc}") from exc
+        raise write_error(folder, exc) from exc
     return folder
 
 
@@ -51,24 +53,70 @@ def check_output_folder(folder: str | Path,
     """Raise OutputFolderError unless `claim_output_folder` could write into `folder`; changes
     nothing (so a command can check its output folder before long work)."""
     folder = Path(folder).expanduser()
-    if folder.exists() or folder.is_symlink():
-        if not folder.is_dir():
-            raise OutputFolderError(folder, "expected a folder; this is a file")
+    if folder.is_dir():
         entries = sorted(os.listdir(folder))
         if entries and MARKER not in entries and not is_legacy(folder):
             shown = ", ".join(entries[:5]) + (" ..." if len(entries) > 5 else "")
             raise OutputFolderError(folder, f"the folder holds files expert-gui did not write "
                                             f"({shown}); choose a new or empty folder")
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise OutputFolderError(folder, "cannot write here: permission denied")
+    check_writable_folder(folder)
+
+
+def check_writable_folder(folder: str | Path) -> None:
+    """Raise OutputFolderError unless `folder` is a folder the program can write in, or one it
+    can create; changes nothing."""
+    folder = Path(folder).expanduser()
+    if folder.exists() or folder.is_symlink():
+        if not folder.is_dir():
+            raise OutputFolderError(folder, "expected a folder; this is a file")
+        why = unwritable(folder)
+        if why:
+            raise OutputFolderError(folder, f"cannot write here: {why}")
         return
     parent = folder.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.is_dir():
         raise OutputFolderError(folder, f"cannot create it: {parent} is not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputFolderError(folder, f"cannot create it: {parent} is not writable")
+    why = unwritable(parent)
+    if why:
+        raise OutputFolderError(folder, f"cannot create it: {parent} is not writable ({why})")
+
+
+def check_output_file(path: str | Path) -> None:
+    """Raise OutputFolderError unless a file can be written at `path` (a new one, or one to
+    replace); changes nothing, so a command checks its output before the work."""
+    path = Path(path).expanduser()
+    if path.exists():
+        if path.is_dir():
+            raise OutputFolderError(path, "expected a file name; this is a folder")
+        if not path.is_file():
+            raise OutputFolderError(path, "expected a regular file to write; this is "
+                                          "something else (a FIFO, a device)")
+    check_writable_folder(path.parent)
+
+
+@contextmanager
+def replacing(path: str | Path, mode: str = "w", size: int = 0) -> Iterator[IO]:
+    """A file open for writing (`mode` "w": text in UTF-8, or "wb") whose content replaces
+    `path` once it is complete and synced: a crash or a full disk midway leaves the file before
+    as it was. A failed write raises OutputFolderError; `size`, the bytes the file will hold
+    when known, is named as the space needed."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            tmp.unlink()
+        if not isinstance(exc, OSError):
+            raise
+        kept = "the file before is unchanged" if path.exists() else ""
+        raise write_error(path, exc, size, kept) from exc
 
 
 def owned_by_layout(folder: Path, layout: Layout) -> bool:

@@ -6,19 +6,23 @@ fingerprint, history, the calibration on held-out documents when there is one, a
 the tensor file and the manifest together), so a truncated, altered or mismatched file is caught
 before it is used; every key of the manifest and
 every tensor is checked against the schema of `manifest.py` (types, lengths matching the tensor
-shapes, unique ids, finite float32 weights). Nothing is ever unpickled. Every file is written under
-a temporary name and renamed into place, and a checkpoint is a folder swapped in by two renames:
-after a crash at any point, `latest_checkpoint` finds the newest complete one.
+shapes, unique ids, finite float32 weights). Nothing is ever unpickled. The hash guards against
+accidents (a file cut short, a bit flipped, two files from different saves), not against a
+person who edits a manifest and hashes it again: a model from someone else is as trustworthy as
+its sender.
 
-Format versions: 1 hashed the tensors only; 2 (this one) hashes the manifest with them. Version 1
-files are still read, with every other check.
+A new model is written in full beside the old one and swapped in by one rename (see
+`save_model`); a checkpoint is a folder swapped in by two renames, and after a crash at any
+point `latest_checkpoint` finds the newest complete one. A write that fails (a full disk, a
+read-only mount) raises OutputFolderError naming the space needed, and leaves what was there.
+
+Format versions: 1 hashed the tensors only, so a changed manifest went unnoticed; it is no
+longer read. 2 (this one) hashes the manifest with them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
 import os
 from pathlib import Path
 
@@ -27,7 +31,7 @@ import numpy as np
 from expert_gui.core import schema
 from expert_gui.core.data.inputs import read_regular
 from expert_gui.core.data.text import TextSettings, Vocabulary, inline_stopwords
-from expert_gui.core.errors import ModelFileError, OutputFolderError
+from expert_gui.core.errors import ModelFileError, OutputFolderError, write_error
 from expert_gui.core.model.loglinear import LogLinearModel
 from expert_gui.core.store.manifest import (
     CHECKPOINT_KEYS,
@@ -49,6 +53,9 @@ from expert_gui.core.store.outputs import (
 FORMAT = "expert-gui-model"
 CHECKPOINT_FORMAT = FORMAT + "-checkpoint"
 FORMAT_VERSION = 2
+# Format 1 hashed the tensors only: a manifest changed by accident (or on purpose, down to
+# format 1) could not be caught, so it is refused.
+OLDEST_FORMAT_VERSION = 2
 MODEL_FILE = "model.safetensors"
 MANIFEST_FILE = "manifest.json"
 CHECKPOINT_DIR = "checkpoint"
@@ -63,7 +70,8 @@ MAX_ABS_WEIGHT = 1e6
 CHECKPOINT_LAYOUT = {CHECKPOINT_STATE: None, "state.safetensors": None}
 MODEL_LAYOUT = {
     MARKER: None, MARKER + ".tmp": None, LOCK: None,
-    MODEL_FILE: None, MODEL_FILE + ".tmp": None, MANIFEST_FILE: None, MANIFEST_FILE + ".tmp": None,
+    MODEL_FILE: None, MODEL_FILE + ".tmp": None, MODEL_FILE + ".new": None, MANIFEST_FILE: None,
+    MANIFEST_FILE + ".tmp": None,
     CHECKPOINT_DIR: CHECKPOINT_LAYOUT, CHECKPOINT_DIR + ".tmp": CHECKPOINT_LAYOUT,
     CHECKPOINT_DIR + ".old": CHECKPOINT_LAYOUT,
 }
@@ -71,11 +79,13 @@ MODEL_LAYOUT = {
 
 def claim_model_folder(folder: str | Path) -> Path:
     """The model folder, created or recognised as the program's own (see outputs.py)."""
+    _refuse_newer(Path(folder).expanduser())
     return claim_output_folder(folder, "model", is_legacy=_is_model_folder)
 
 
 def check_model_folder(folder: str | Path) -> None:
     """Raise OutputFolderError unless a model could be written to `folder`; changes nothing."""
+    _refuse_newer(Path(folder).expanduser())
     check_output_folder(folder, is_legacy=_is_model_folder)
 
 
@@ -84,8 +94,32 @@ def _is_model_folder(folder: Path) -> bool:
     return owned_by_layout(folder, MODEL_LAYOUT)
 
 
+def _refuse_newer(folder: Path) -> None:
+    """A model or checkpoint of a newer format is never overwritten: this version could not
+    write what that one would read, and every reader here refuses it anyway."""
+    documents = [folder / MANIFEST_FILE] + [folder / (CHECKPOINT_DIR + suffix) / CHECKPOINT_STATE
+                                            for suffix in ("", ".tmp", ".old")]
+    for path in documents:
+        try:
+            version = schema.parse(read_regular(path, ModelFileError)).get("format_version")
+        except (ModelFileError, ValueError, AttributeError, schema.SchemaError):
+            continue  # absent or damaged: nothing a newer version would miss
+        if isinstance(version, int) and version > FORMAT_VERSION:
+            raise OutputFolderError(folder, f"{path.relative_to(folder)} was written by a newer "
+                                            f"expert-gui (format {version}; this version writes "
+                                            f"format {FORMAT_VERSION}) and would be lost; "
+                                            "choose another folder, or upgrade")
+
+
 def save_model(model: LogLinearModel, folder: str | Path) -> Path:
-    """Write a model folder (created if needed, refused if it holds a user's files)."""
+    """Write a model folder (created if needed, refused if it holds a user's files).
+
+    The new model is written in full beside the old one, the tensors as `model.safetensors.new`
+    and the manifest as `manifest.json.tmp`, and swapped in by one rename, the manifest's: the
+    manifest holds the hash of its tensors, so `load_model` takes the tensor file that matches
+    it, and `model.safetensors.new` is renamed into place at once. A crash or a full disk
+    before the swap leaves the old model as it was; after it, the new one is complete.
+    """
     from safetensors.numpy import save
 
     folder = claim_model_folder(folder)
@@ -104,11 +138,46 @@ def save_model(model: LogLinearModel, folder: str | Path) -> Path:
     }
     if model.calibration is not None:
         manifest["calibration"] = model.calibration
+    if model.collection_format:
+        manifest["collection_format"] = model.collection_format
     manifest["sha256"] = digest(blob, manifest)
-    _write_atomic(folder / MODEL_FILE, blob)
-    _write_atomic(folder / MANIFEST_FILE, json.dumps(manifest, indent=1).encode("utf-8"))
+    data = json.dumps(manifest, indent=1).encode("utf-8")
+    _settle(folder)
+    new_tensors, new_manifest = folder / (MODEL_FILE + ".new"), folder / (MANIFEST_FILE + ".tmp")
+    try:
+        _write_synced(new_tensors, blob)
+        _write_synced(new_manifest, data)
+    except OSError as exc:
+        for path in (new_tensors, new_manifest):
+            path.unlink(missing_ok=True)
+        kept = "the model before is unchanged" if (folder / MANIFEST_FILE).exists() else \
+            "nothing was written"
+        raise write_error(folder, exc, len(blob) + len(data), kept) from exc
+    fsync_folder(folder)
+    os.replace(new_manifest, folder / MANIFEST_FILE)  # the swap
+    fsync_folder(folder)
+    os.replace(new_tensors, folder / MODEL_FILE)
     fsync_folder(folder)
     return folder
+
+
+def _settle(folder: Path) -> None:
+    """Finish a save cut short after its swap (rename `model.safetensors.new`, which the
+    manifest's hash names, into place), or drop one cut short before it, so a new save never
+    overwrites the tensors of the model it replaces."""
+    new = folder / (MODEL_FILE + ".new")
+    if not new.exists():
+        return
+    try:
+        manifest = read_manifest(folder)
+        matches = digest(read_regular(new, ModelFileError), manifest) == manifest["sha256"]
+    except ModelFileError:
+        matches = False
+    if matches:
+        os.replace(new, folder / MODEL_FILE)
+        fsync_folder(folder)
+    else:
+        new.unlink()
 
 
 def read_manifest(folder: str | Path) -> dict:
@@ -129,11 +198,7 @@ def load_model(folder: str | Path) -> LogLinearModel:
 
     folder = Path(folder)
     manifest = read_manifest(folder)
-    path = folder / MODEL_FILE
-    blob = read_regular(path, ModelFileError)
-    _verify(blob, manifest, path,
-            "the tensor file and manifest.json do not match (truncated, altered, or a save cut "
-            "short: `expert-gui train ... --resume` writes the model again)")
+    path, blob = _tensors_of(folder, manifest)
     try:
         tensors = load(blob)
     except SafetensorError as exc:
@@ -153,7 +218,23 @@ def load_model(folder: str | Path) -> LogLinearModel:
         collection_source=manifest["collection_source"],
         history=manifest["history"],
         calibration=manifest.get("calibration"),
+        collection_format=manifest.get("collection_format", ""),
     )
+
+
+def _tensors_of(folder: Path, manifest: dict) -> tuple[Path, bytes]:
+    """The tensor file whose hash the manifest holds: `model.safetensors`, or, after a save cut
+    short just after its swap, `model.safetensors.new`."""
+    path = folder / MODEL_FILE
+    newer = folder / (MODEL_FILE + ".new")
+    if newer.exists():
+        blob = read_regular(newer, ModelFileError)
+        if digest(blob, manifest) == manifest["sha256"]:
+            return newer, blob
+    blob = read_regular(path, ModelFileError)
+    _verify(blob, manifest, path, "the tensor file and manifest.json do not match (truncated "
+                                  "or altered)")
+    return path, blob
 
 
 def _check_tensors(tensors: dict, manifest: dict, path: Path) -> None:
@@ -196,12 +277,19 @@ def save_checkpoint(folder: str | Path, tensors: dict, meta: dict) -> None:
     folder = Path(folder)
     tmp, old = _sibling(folder, ".tmp"), _sibling(folder, ".old")
     remove_own(tmp, CHECKPOINT_LAYOUT)
-    tmp.mkdir(parents=True)
     blob = save({k: v.detach().cpu().contiguous() for k, v in tensors.items()})
-    _write_synced(tmp / "state.safetensors", blob)
     meta = {"format": CHECKPOINT_FORMAT, "format_version": FORMAT_VERSION, **meta}
     meta["sha256"] = digest(blob, meta)
-    _write_synced(tmp / CHECKPOINT_STATE, json.dumps(meta, allow_nan=False).encode("utf-8"))
+    state = json.dumps(meta, allow_nan=False).encode("utf-8")
+    try:
+        tmp.mkdir(parents=True)
+        _write_synced(tmp / "state.safetensors", blob)
+        _write_synced(tmp / CHECKPOINT_STATE, state)
+    except OSError as exc:
+        remove_own(tmp, CHECKPOINT_LAYOUT)  # frees what was written of it
+        kept = f"{folder.name}/ before this one is kept" if folder.exists() else \
+            "no checkpoint was written"
+        raise write_error(tmp, exc, len(blob) + len(state), kept) from exc
     fsync_folder(tmp)
     if folder.exists():
         if not owned_by_layout(folder, CHECKPOINT_LAYOUT):
@@ -263,8 +351,7 @@ def latest_checkpoint(model_folder: str | Path) -> tuple[Path, dict, dict] | Non
 def read_checkpoint_state(folder: Path) -> dict:
     """A checkpoint's JSON state, checked against the schema (the tensors are not read)."""
     path = folder / CHECKPOINT_STATE
-    # Version 1 wrote an infinite best validation loss as JSON's non-standard Infinity.
-    meta = _read_document(path, CHECKPOINT_FORMAT, {"Infinity": math.inf})
+    meta = _read_document(path, CHECKPOINT_FORMAT)
     try:
         schema.check_document(meta, CHECKPOINT_FORMAT, CHECKPOINT_KEYS,
                               OPTIONAL_CHECKPOINT_KEYS)
@@ -273,11 +360,11 @@ def read_checkpoint_state(folder: Path) -> dict:
     return meta
 
 
-def _read_document(path: Path, expected_format: str, constants=None) -> dict:
+def _read_document(path: Path, expected_format: str) -> dict:
     """A JSON document of a model folder, with its format and version checked first."""
     data = read_regular(path, ModelFileError)
     try:
-        document = schema.parse(data, constants)
+        document = schema.parse(data)
     except UnicodeDecodeError as exc:
         raise ModelFileError(path, None, f"not valid UTF-8 (truncated or altered?): {exc}") \
             from exc
@@ -294,27 +381,22 @@ def _read_document(path: Path, expected_format: str, constants=None) -> dict:
     if version > FORMAT_VERSION:
         raise ModelFileError(path, None, f"written by a newer expert-gui (format {version}; this "
                              f"version reads up to {FORMAT_VERSION}); please upgrade")
+    if version < OLDEST_FORMAT_VERSION:
+        raise ModelFileError(path, None, f"format {version}, whose hash does not cover this "
+                             "file, so a change to it could not be detected; this version "
+                             f"reads format {OLDEST_FORMAT_VERSION} and later: train the model "
+                             "again (its settings are in this file)")
     return document
 
 
 def _verify(blob: bytes, document: dict, path: Path, message: str) -> None:
-    """The document's hash: of the tensors and itself (version 2), of the tensors (version 1)."""
-    if document["format_version"] >= 2:
-        expected = digest(blob, document)
-    else:
-        expected = hashlib.sha256(blob).hexdigest()
-    if document["sha256"] != expected:
+    """The document's hash, of the tensors and of itself together."""
+    if document["sha256"] != digest(blob, document):
         raise ModelFileError(path, None, message)
 
 
 def _sibling(folder: Path, suffix: str) -> Path:
     return folder.with_name(folder.name + suffix)
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = _sibling(path, ".tmp")
-    _write_synced(tmp, data)
-    os.replace(tmp, path)
 
 
 def _write_synced(path: Path, data: bytes) -> None:

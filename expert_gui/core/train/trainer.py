@@ -469,4 +469,5 @@ def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors,
         collection_fingerprint=collection.fingerprint,
         collection_source=collection.source,
         history=list(run.history),
+        collection_format=collection.report.format,
     )

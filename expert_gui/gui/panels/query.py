@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.errors import OutputFolderError
 from expert_gui.core.evaluation.calibration import index_for
 from expert_gui.core.evaluation.runs import write_run
 from expert_gui.core.evaluation.tables import label, weights_text
@@ -454,7 +455,7 @@ class QueryPanel(QWidget):
                 write_run(path, {TREC_TOPIC_ID: self.ranking}, tag=self.ranking.method)
             else:
                 write_ranking_csv(path, self.ranking, self.state.model.person_names)
-        except OSError as exc:
+        except (OSError, OutputFolderError) as exc:
             show_error(self, f"Cannot write {path.name}", exc)
             return
         self.state.message.emit(f"Saved the ranking to {path}")

@@ -17,7 +17,7 @@ from expert_gui.core.data.formats.delimited import (
     find_column,
     read_rows,
 )
-from expert_gui.core.data.formats.reading import Progress, read_lines
+from expert_gui.core.data.formats.reading import Progress, read_lines, refuse_link_out
 from expert_gui.core.data.inputs import require_regular
 from expert_gui.core.errors import CollectionError
 
@@ -27,10 +27,12 @@ COMPANION_SUFFIXES = DELIMITED_SUFFIXES + (".txt", "")
 
 def companion(folder: Path, stem: str) -> Path | None:
     """`folder/stem.tsv|csv|txt` (or no suffix), the first that exists; one that is there but
-    is not a regular file (a FIFO, a device) is refused, not passed over."""
+    is not a regular file (a FIFO, a device), or is a link out of the folder, is refused, not
+    passed over."""
     for suffix in COMPANION_SUFFIXES:
         path = folder / f"{stem}{suffix}"
         if path.is_file():
+            refuse_link_out(folder, path, cli_hint=f"--{stem} FILE")
             return path
         if suffix and (path.exists() or path.is_symlink()):
             require_regular(path, CollectionError)

@@ -4,7 +4,8 @@ where, and only where, it is valid.
 A field that opens with `"` is a quoted field when it closes as CSV quoting does (a `"` followed
 by the delimiter or the end of the line, inner quotes doubled); it may then hold delimiters and
 line breaks. Otherwise its quotes are text and the line is read as it stands: a title that begins
-with a quote never swallows the records after it. Every record that spans lines, every field
+with a quote never swallows the records after it. In a tab-separated file a quoted field never
+takes in a line that holds a tab: that line is a record of its own. Every record that spans lines, every field
 read with its quotes, and every record with more fields than the first one is reported with its
 line, so nothing is merged or dropped silently.
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from expert_gui.core.data.formats.reading import UNREADABLE, Progress, TextFile
+from expert_gui.core.data.formats.reading import MAX_RECORD, UNREADABLE, Progress, TextFile
 from expert_gui.core.data.report import LoadReport
 
 # Accepted header names for each role, first match wins.
@@ -61,7 +62,7 @@ class _NumberedLines:
 
     def __init__(self, file: TextFile):
         self._file = file
-        self._lines = file.text
+        self._lines = file.lines()
         self._back: list[tuple[int, str]] = []
         self.last = 0
 
@@ -122,6 +123,7 @@ def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str
     """
     fields: list[str] = []
     taken = [(number, text)]
+    size = len(text)  # a record spanning lines holds at most MAX_RECORD characters too
     pos = 0
     while True:
         if text.startswith(_QUOTE, pos):  # a quoted field
@@ -129,9 +131,13 @@ def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str
             pos += 1
             while True:
                 q = text.find(_QUOTE, pos)
+                if len(taken) > 1 and delimiter == "\t" and \
+                        "\t" in (text[pos:] if q < 0 else text[pos:q]):
+                    lines.push_back(taken[1:])
+                    return None, taken[-1][0]
                 if q < 0:  # runs on to the next line
                     parts.append(text[pos:])
-                    item = lines.next() if allow_span else None
+                    item = lines.next() if allow_span and size <= MAX_RECORD else None
                     if item is None or (width is not None and len(fields) >= width):
                         if item is not None:
                             taken.append(item)
@@ -139,6 +145,7 @@ def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str
                         return None, taken[-1][0]
                     taken.append(item)
                     text, pos = item[1], 0
+                    size += len(text)
                     continue
                 parts.append(text[pos:q])
                 after = text[q + 1:q + 2]

@@ -3,7 +3,9 @@
 The layout of `../shared/data/*/`; the path may be the folder or its documents file. Delimited
 documents: a header naming `doc_id` (or `id`) and the text columns (`title`, `text`,
 `abstract`, ... joined in file order), optionally a `date` (or `year`, `timestamp`) column;
-without a header, the first column is the id and the last the text. A header with an authors
+without a header, the first column is the id and the last the text. A first line is a header
+when it names at least two columns, so a header-less file whose first id or text is a column's
+name (`title`) keeps that document (and the report says so). A header with an authors
 column, or without an id column, is read as a table (table.py): people inline, ids made from the
 lines, and no associations file needed. JSONL: one object a line with `id` or `doc_id`, the text
 fields, optionally a `date` (or `year`, `timestamp`) and its people inline
@@ -27,7 +29,13 @@ from expert_gui.core.data.formats.delimited import (
     find_column,
     read_rows,
 )
-from expert_gui.core.data.formats.reading import Progress, file_state, present, read_lines
+from expert_gui.core.data.formats.reading import (
+    Progress,
+    file_state,
+    present,
+    read_lines,
+    refuse_link_out,
+)
 from expert_gui.core.data.inputs import require_regular
 from expert_gui.core.errors import CollectionError
 
@@ -47,6 +55,7 @@ def documents_file(path: Path) -> Path | None:
     for name in DOCUMENT_FILES:
         if (path / name).exists():
             require_regular(path / name, CollectionError)
+            refuse_link_out(path, path / name)
             return path / name
     return None
 
@@ -100,13 +109,22 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
     head = next(rows, None)
     if head is None:
         return
-    columns = table.detect_columns(head[1], need_people=False)
+    named = _column_names(head[1])
+    if len(named) == 1:
+        builder.report.add("header-like-record", path, head[0],
+                           f"the first line names one column ({named[0]!r}) and is read as a "
+                           "document: a header names at least two (an id and a text column)")
+    columns = table.detect_columns(head[1], need_people=False) if len(named) > 1 else None
     if columns is not None and (columns.people or columns.id is None):
         # its people inline, or no id column: read as a table (ids made from the lines)
+        if columns.id is None:
+            builder.report.add("ids-from-lines", path, head[0],
+                               f"a header without an id column ({', '.join(named)}): each "
+                               f"document is called by its line ({path.name.split('.')[0]}:N)")
         table.read_rows_into(rows, head[1], columns, path, head[0], builder)
         return
     date_col = None
-    first = True
+    first = len(named) > 1
     for line, row in chain([head], rows):
         if first:
             first = False
@@ -136,6 +154,12 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
             text = "\n".join(row[k] for k in text_cols)
         date = row[date_col] if date_col is not None and date_col < len(row) else ""
         builder.add_document(doc_id, text, where, line, date=date)
+
+
+def _column_names(row: list[str]) -> list[str]:
+    """The cells of a row that name a column of a documents file."""
+    known = {*DOC_ID_COLUMNS, *TEXT_COLUMNS, *PEOPLE_COLUMNS, *DATE_COLUMNS}
+    return [c.strip() for c in row if c.strip().lower() in known]
 
 
 def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> None:

@@ -1,7 +1,8 @@
 """A folder of plain-text files: one document per file, its id the path relative to the folder.
 
 Associations (`--associations`, or `associations.*` in the folder) use the ids as relative paths
-with forward slashes. A file holding NUL bytes is not text: it is reported and skipped.
+with forward slashes. A file holding NUL bytes is not text, and one of more than MAX_RECORD bytes is no document: each
+is reported and skipped.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.formats.associations import companion, read_associations, read_people
 from expert_gui.core.data.formats.reading import (
+    MAX_RECORD,
     Progress,
     decode_bytes,
     file_state,
@@ -52,8 +54,12 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
     report_skipped(builder.report, skipped)
     progress.total = sum(f.stat().st_size for f in present(docs, assoc, people))
     for f in docs:
-        data = read_regular(f, CollectionError)
-        if b"\0" in data:
+        data = read_regular(f, CollectionError, limit=MAX_RECORD + 1)
+        if len(data) > MAX_RECORD:
+            builder.report.add("record-too-long", f, None, f"a file of more than {MAX_RECORD:,} "
+                                                           "bytes, the most a document may hold; "
+                                                           "not read")
+        elif b"\0" in data:
             builder.report.add("malformed-record", f, None, "expected a text file (it holds NUL "
                                                             "bytes); skipped")
         else:

@@ -10,6 +10,7 @@ import codecs
 import gzip
 import io
 import os
+import re
 import stat
 import threading
 import time
@@ -106,13 +107,19 @@ def own_authors_file(path: Path, associations: Path | None, people: Path | None,
 
 # What reading a file that is not what it claims raises (a cut or corrupt gzip stream, ...).
 UNREADABLE = (OSError, EOFError, zlib.error)
+# The most a record may hold: a line of a text file (its characters, without the line's end), or
+# a whole plain-text document (its bytes). A longer one is reported with its file and line and
+# not read, and never held in memory (a 2 GB line in a TSV is a broken file, not a document).
+MAX_RECORD = 1 << 24
+_SKIP = 1 << 20  # characters read at a time while passing over a line that is too long
 
 
 class TextFile:
     """A plain or gzipped UTF-8 file opened as text for streaming, as a context manager.
 
-    Lines end at \\n, \\r\\n or \\r (the csv module's rule). Bytes that are not valid UTF-8 become
-    U+FFFD; when the file had any, leaving the context reads it once more as bytes to report each
+    Lines end at \\n, \\r\\n or \\r (the csv module's rule); `lines()` gives them, a line longer
+    than MAX_RECORD characters reported and read as an empty one. Bytes that are not valid UTF-8
+    become U+FFFD; when the file had any, leaving the context reads it once more to report each
     such line, so valid files pay nothing. `tick()` sends a progress event now and then.
     """
 
@@ -130,6 +137,10 @@ class TextFile:
         self._bad_before = _bad_bytes_seen()
         self._done = 0
         return self
+
+    def lines(self) -> Iterator[str]:
+        """The file's lines with their endings (see the class)."""
+        return _bounded_lines(self.text, self.path, self._report)
 
     def tick(self) -> None:
         pos = self._raw.tell()
@@ -149,10 +160,52 @@ class TextFile:
         return CollectionError(self.path, line, f"expected a readable text file: {exc}")
 
     def _report_bad_lines(self) -> None:
+        """Each line that held bytes that are not UTF-8, read again with those bytes escaped
+        (as lone surrogates, which valid UTF-8 never gives), line for line as the first time."""
         with open_regular(self.path, CollectionError) as raw, \
                 (gzip.GzipFile(fileobj=raw) if self.path.name.endswith(".gz") else raw) as f:
-            _report_invalid_lines((line for chunk in f for line in chunk.splitlines() or [b""]),
-                                  self.path, self._report)
+            text = io.TextIOWrapper(f, encoding="utf-8-sig", errors="surrogateescape",
+                                    newline="")
+            for line_no, line in enumerate(_bounded_lines(text), 1):
+                bad = _ESCAPED.search(line)
+                if bad is not None:
+                    self._report.add("invalid-utf8", self.path, line_no,
+                                     f"bytes that are not valid UTF-8 at column {bad.start() + 1}"
+                                     " replaced by U+FFFD")
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")
+_ENDS = ("\r\n", "\n", "\r")
+
+
+def _bounded_lines(text: io.TextIOWrapper, path: Path | None = None,
+                   report: LoadReport | None = None) -> Iterator[str]:
+    """Lines of a text stream, each with its ending; one of more than MAX_RECORD characters is
+    passed over without being held, reported (when `report` is given) and given as "\\n", so
+    the lines after it keep their numbers."""
+    carry = ""  # the first character of a line, read while looking for a "\\n" after a "\\r"
+    number = 0
+    while True:
+        line = carry + text.readline(MAX_RECORD + 2 - len(carry))
+        carry = ""
+        if not line:
+            return
+        number += 1
+        end = next((e for e in _ENDS if line.endswith(e)), "")
+        if len(line) - len(end) <= MAX_RECORD:
+            yield line
+            continue
+        while not line.endswith("\n") and line:
+            if line.endswith("\r"):  # the line's end, unless a "\n" follows
+                carry = text.read(1)
+                carry = "" if carry == "\n" else carry
+                break
+            line = text.readline(_SKIP)
+        if report is not None:
+            report.add("record-too-long", path, number,
+                       f"a line of more than {MAX_RECORD:,} characters, the most a record may "
+                       "hold; not read")
+        yield "\n"
 
 
 def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, str]]:
@@ -160,7 +213,7 @@ def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[t
     with TextFile(path, report, progress) as f:
         line_no = 0
         try:
-            for line_no, text in enumerate(f.text, 1):  # noqa: B007 - line_no used below
+            for line_no, text in enumerate(f.lines(), 1):  # noqa: B007 - line_no used below
                 yield line_no, text
                 if line_no & 1023 == 0:
                     f.tick()
@@ -191,8 +244,10 @@ def _report_invalid_lines(lines: Iterable[bytes], path: Path, report: LoadReport
 def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> Iterator[Path]:
     """The regular files under a folder, lazily, folder by folder in sorted order.
 
-    Hidden files and folders, anything that is not a regular file (a FIFO, a device) and
-    folders that cannot be read are left out, each added to `skipped` with the reason.
+    Hidden files and folders, anything that is not a regular file (a FIFO, a device), links to
+    folders, links that leave the folder, and folders that cannot be read are left out, each
+    added to `skipped` with the reason: a collection someone else prepared never pulls this
+    machine's files (a link to /etc/passwd) into a model that may then be shared.
     """
     def note(path: Path, why: str) -> None:
         if skipped is not None:
@@ -201,15 +256,23 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
     def unreadable(exc: OSError) -> None:
         note(Path(exc.filename or folder), f"folder not read: {exc.strerror or exc}")
 
-    for root, dirs, files in os.walk(folder, onerror=unreadable):
-        base = Path(root)
-        for d in sorted(d for d in dirs if d.startswith(".")):
-            note(base / d, "hidden folder; not read")
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    root = folder.resolve()
+    for base, dirs, files in os.walk(folder, onerror=unreadable):
+        base = Path(base)
+        for d in sorted(dirs):
+            if d.startswith("."):
+                note(base / d, "hidden folder; not read")
+            elif (base / d).is_symlink():  # os.walk does not follow them
+                note(base / d, f"a link to a folder ({os.readlink(base / d)}); not read")
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (base / d).is_symlink())
         for name in sorted(files):
             path = base / name
             if name.startswith("."):
                 note(path, "hidden file; not read")
+                continue
+            target = outside(root, path)
+            if target is not None:
+                note(path, f"a link to {target}, outside the collection's folder; not read")
                 continue
             try:
                 mode = path.stat().st_mode
@@ -220,6 +283,24 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
                 yield path
             else:
                 note(path, f"{kind_of(mode)}; not read")
+
+
+def outside(root: Path, path: Path) -> Path | None:
+    """Where `path`, a link, leads when that is outside the folder `root` (resolved); None for
+    a file that is not a link, or whose link stays inside."""
+    if not path.is_symlink():
+        return None
+    target = path.resolve()
+    return None if target.is_relative_to(root) else target
+
+
+def refuse_link_out(folder: Path, path: Path, cli_hint: str = "") -> None:
+    """Raise CollectionError when `path`, a file a collection's folder names by its name, is a
+    link out of the folder (the walk skips those; a file found by name cannot be skipped)."""
+    target = outside(folder.resolve(), path)
+    if target is not None:
+        raise CollectionError(path, None, f"a link to {target}, outside the collection's folder; "
+                                          "not read", cli_hint=cli_hint)
 
 
 def report_skipped(report: LoadReport, skipped: list[tuple[Path, str]]) -> None:
