@@ -9,13 +9,14 @@ from expert_gui.core.errors import CollectionError
 def test_names_written_two_ways_are_one_person(fixtures):
     c = load_collection(fixtures / "collections/papers.bib", use_cache=False)
     assert c.report.format == "bibtex"
-    assert c.doc_ids == ["vangysel2016unsupervised", "balog2012expertise", "mueller2020"]
+    assert c.doc_ids == ["vangysel2016unsupervised", "balog2012expertise", "mueller2020",
+                         "balog2012expertise#2"]
     rijke = c.person_index["maarten-de-rijke"]  # "Rijke, Maarten de" and "Maarten de Rijke"
     assert c.person_names[rijke] == "Maarten de Rijke"
     assert c.documents_of(rijke).tolist() == [0, 1]
     assert "christophe-van-gysel" in c.person_index
     assert c.person_names[c.person_index["jörg-müller"]] == "Jörg Müller"  # LaTeX decoded
-    assert c.n_people == 8
+    assert c.n_people == 9
 
 
 def test_text_is_title_abstract_keywords(fixtures):
@@ -26,10 +27,12 @@ def test_text_is_title_abstract_keywords(fixtures):
     assert c.text(2) == "Schöne neue Welt of rankers"
 
 
-def test_duplicate_and_broken_entries_are_reported(fixtures):
+def test_a_key_used_twice_and_broken_entries_are_reported(fixtures):
+    # issue 20: two different papers under one key are both kept, the later with its own id
     c = load_collection(fixtures / "collections/papers.bib", use_cache=False)
     found = sorted((p.kind, p.line) for p in c.report.problems)
-    assert found == [("duplicate-id", 23), ("malformed-record", 28)]
+    assert found == [("malformed-record", 28), ("shared-key", 23)]
+    assert c.text(c.doc_index["balog2012expertise#2"]) == "A duplicate key"
 
 
 def test_file_without_entries_is_one_error(tmp_path):

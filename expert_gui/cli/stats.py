@@ -78,7 +78,8 @@ def open_collection(args, settings: TextSettings = TextSettings()):
 
 def table_columns(args):
     """The table columns the options name, or None to detect them from the header."""
-    from expert_gui.core.data.formats.table import PRESETS, TableColumns, preview
+    from expert_gui.core.data.formats.presets import PRESETS, TableColumns
+    from expert_gui.core.data.formats.table import preview
     from expert_gui.core.errors import CollectionError
 
     if args.preset:

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.data.formats.folder import DOCUMENT_FILES
-from expert_gui.core.data.formats.table import PRESETS, TableColumns, TablePreview, is_table_file
+from expert_gui.core.data.formats.presets import PRESETS, TableColumns
+from expert_gui.core.data.formats.table import TablePreview, is_table_file
 from expert_gui.core.data.formats.table import preview as preview_table
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.widgets import fill_table, make_table

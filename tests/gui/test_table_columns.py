@@ -7,7 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from expert_gui.core.data.formats.table import PRESETS, preview
+from expert_gui.core.data.formats.presets import PRESETS
+from expert_gui.core.data.formats.table import preview
 from expert_gui.gui.table_columns import GENERATED, TableColumnsDialog
 
 pytestmark = pytest.mark.gui

@@ -22,8 +22,8 @@ import numpy as np
 
 from expert_gui.core.data.collection import Collection, CollectionBuilder
 from expert_gui.core.data.formats import FORMATS, detect_format, reader
+from expert_gui.core.data.formats.presets import TableColumns
 from expert_gui.core.data.formats.reading import LoadProgress, Progress, Stop
-from expert_gui.core.data.formats.table import TableColumns
 from expert_gui.core.data.inputs import require_regular
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TextSettings, inline_stopwords

@@ -23,6 +23,18 @@ PROBLEM_KINDS = {
     "generated-id": "a document without an id in its id column (one was made from its line)",
     "unknown-person": "person named in the people file without any document",
     "invalid-date": "a date that could not be read (the document is kept, undated)",
+    "merged-duplicate": "a record of a paper read before (same DOI, PMID, or title and year), "
+                        "merged into that document",
+    "kept-apart": "records sharing a DOI or PMID that are different papers (kept apart)",
+    "shared-key": "a different paper under an id seen before (kept, with '#2' added to its id)",
+    "placeholder": "placeholder values such as '[No abstract available]' (not read as text)",
+    "merged-names": "a name in initials taken as the one fuller name of its family it "
+                    "abbreviates",
+    "ambiguous-name": "a name without an author id shared by people with different ids (kept "
+                      "as another person)",
+    "id-unmatched": "author ids that name none of the record's authors (not used)",
+    "name-repaired": "author names the export cut apart or ran together, mended",
+    "repeated-field": "a field given more than once in one record (the values joined)",
 }
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.data.formats.presets import TableColumns
 from expert_gui.core.data.formats.reading import LoadProgress
-from expert_gui.core.data.formats.table import TableColumns
 from expert_gui.core.data.loading import collection_path, load_collection
 from expert_gui.core.data.topics import read_topics
 from expert_gui.core.evaluation.qrels import read_qrels

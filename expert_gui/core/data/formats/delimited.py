@@ -6,7 +6,8 @@ by the delimiter or the end of the line, inner quotes doubled); it may then hold
 line breaks. Otherwise its quotes are text and the line is read as it stands: a title that begins
 with a quote never swallows the records after it. Every record that spans lines, every field
 read with its quotes, and every record with more fields than the first one is reported with its
-line, so nothing is merged or dropped silently.
+line, so nothing is merged or dropped silently (one empty field after the last, from a delimiter
+ending the line, is not a field).
 
 A header row is recognised by its column names; without one, columns are taken by position.
 """
@@ -105,6 +106,8 @@ def _records(lines: _NumberedLines, delimiter: str, path, report: LoadReport):
             continue
         if width is None:
             width = len(row)
+        elif len(row) == width + 1 and not row[-1]:
+            row.pop()  # a delimiter ending the line (Web of Science ends every row with a tab)
         elif len(row) > width:
             report.add("field-count", path, number,
                        f"{len(row)} fields where the first record has {width}; the extra "

@@ -27,6 +27,7 @@ from expert_gui.core.data.formats.delimited import (
     find_column,
     read_rows,
 )
+from expert_gui.core.data.formats.presets import detect_columns
 from expert_gui.core.data.formats.reading import Progress, file_state, present, read_lines
 from expert_gui.core.data.inputs import require_regular
 from expert_gui.core.errors import CollectionError
@@ -100,7 +101,7 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
     head = next(rows, None)
     if head is None:
         return
-    columns = table.detect_columns(head[1], need_people=False)
+    columns = detect_columns(head[1], need_people=False)
     if columns is not None and (columns.people or columns.id is None):
         # its people inline, or no id column: read as a table (ids made from the lines)
         table.read_rows_into(rows, head[1], columns, path, head[0], builder)
