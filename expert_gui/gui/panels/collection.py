@@ -55,9 +55,14 @@ QREL_FILES = ("qrels.txt", "qrels.dev.txt")
 # What "Open collection file" accepts: single-file collections, and any file of a collection
 # folder (which opens the folder). Detection goes by content, so "All files" stays offered.
 COLLECTION_FILE_FILTERS = (
-    "Collection files (*.bib *.ris *.csv *.tsv *.xlsx *.trec *.xml *.txt *.gz documents.* "
-    "associations.* people.*)",
+    "Collection files (*.bib *.ris *.csv *.tsv *.xlsx *.txt *.ciw *.nbib *.medline *.xml "
+    "*.json *.trec *.gz documents.* associations.* people.*)",
     "BibTeX or RIS (*.bib *.ris)",
+    "Web of Science: plain text or tab-delimited (*.txt *.ciw *.csv)",
+    "PubMed: MEDLINE, XML or CSV (*.nbib *.txt *.medline *.xml *.csv)",
+    "Scopus, Lens, IEEE, Publish or Perish, Zotero CSV (*.csv)",
+    "CSL-JSON: Zotero, Mendeley, Pandoc (*.json)",
+    "EndNote XML (*.xml)",
     "Tables of publications with text and authors columns (*.csv *.tsv *.xlsx)",
     "TREC documents (*.trec *.xml *.txt *.gz)",
     "A file of a collection folder (documents.* associations.* people.*)",
@@ -189,13 +194,14 @@ class CollectionPanel(QWidget):
 
     # -- opening ----------------------------------------------------------------------------------
     def choose_collection(self) -> None:
-        """A folder: documents.tsv and its companions, a git repository, or text files."""
+        """A folder: documents.tsv and its companions, exports, a git repository, or text
+        files."""
         path = QFileDialog.getExistingDirectory(self, "Open a collection folder")
         if path:
             self.open_collection(Path(path))
 
     def choose_collection_file(self) -> None:
-        """A single-file collection (TREC, BibTeX, RIS, a table), or any file of a collection
+        """A single-file collection (an export, a table, TREC), or any file of a collection
         folder, which opens the folder."""
         path, _ = QFileDialog.getOpenFileName(self, "Open a collection file", "",
                                               ";;".join(COLLECTION_FILE_FILTERS))

@@ -127,7 +127,7 @@ def _record(entry, path: Path, bibliography: Bibliography, strings: dict[str, st
             report.add("latex-kept", path, line, f"{entry.key}: the {key} is over "
                        f"{latex.MAX_DECODED:,} characters; kept as written, without decoding "
                        "its LaTeX")
-        return clean(text)
+        return clean(" ".join(text.split()))  # white space, line breaks too, is one space
 
     title = decoded("title")
     keywords = decoded("author_keywords") or decoded("keywords")

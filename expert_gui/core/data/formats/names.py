@@ -56,6 +56,8 @@ class Name:
 def parse_name(text: str) -> Name | None:
     """The parts of a name written as text; None for a placeholder ("[Anonymous]", "…")."""
     s = " ".join(text.replace("\u00a0", " ").split()).strip(" ,;")
+    if s.count("[") != s.count("]"):  # "WR Tobler]"
+        s = s.strip("[] ")
     if s.lower().startswith("null "):
         s = s[5:].strip()
     if s.lower() in _NOBODY or _BRACKETED.fullmatch(s):
