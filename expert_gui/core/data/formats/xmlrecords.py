@@ -63,7 +63,7 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str], report
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CharacterDataHandler = data
-    read = 0
+    found = 0
     with open_regular(path, CollectionError) as f:
         while True:
             try:
@@ -73,18 +73,19 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str], report
             try:
                 parser.Parse(chunk, not chunk)
             except expat.ExpatError as exc:
-                yield from done
                 message = expat.errors.messages.get(exc.code, str(exc))
-                if read == 0 and not done and state["root"] is None:
-                    raise CollectionError(path, exc.lineno, f"expected XML: {message}") from None
+                if not found and not done:
+                    raise CollectionError(path, exc.lineno, f"expected well-formed XML: "
+                                          f"{message} (column {exc.offset + 1})") from None
+                yield from done
                 report.add("malformed-record", path, exc.lineno,
                            f"the XML stops being well-formed at column {exc.offset + 1} "
                            f"({message}); the rest of the file was not read")
                 return
             yield from done
+            found += len(done)
             done.clear()
             progress.advance(len(chunk), f"reading {path.name}")
-            read += len(chunk)
             if not chunk:
                 break
     if state["root"] is None:
