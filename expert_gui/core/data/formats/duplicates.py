@@ -23,6 +23,10 @@ _FIRST_PAGE = re.compile(r"[A-Za-z]?\d+[A-Za-z]?")
 # Words of a title alike enough (Jaccard) for two records with one DOI to be one paper.
 SIMILAR_TITLES = 0.6
 MIN_TITLE_WORDS = 3
+# Papers of one key a record is compared with: past that many, a record is kept apart (a title
+# shared by more papers than this is no sign of one paper, and comparing every pair of
+# thousands would take hours).
+LOOKED_AT = 64
 
 
 def title_words(title: str) -> str:
@@ -118,7 +122,7 @@ def merge_duplicates(records: list[Record], report: LoadReport) -> list[list[int
                 continue
             earlier = seen.setdefault(key, [])
             reasons = []
-            for j in earlier:
+            for j in earlier[:LOOKED_AT]:
                 if find(i) == find(j):
                     break
                 reason = apart(j, i)

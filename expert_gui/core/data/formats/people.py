@@ -45,24 +45,35 @@ class Occurrence:
 
 class AuthorMatcher:
     """Finds the one author of a record that a name (from an id list, or a copy of the record)
-    names: the same family and compatible given names, else the same words in any order. Built
-    once per author list: consortium papers have thousands of authors."""
+    names: the same key, else the same family and compatible given names, else the same words
+    in any order. Built once per author list (consortium papers have thousands of authors);
+    a name that would have to be compared with more than `LOOKED_AT` authors names none."""
+
+    LOOKED_AT = 64
 
     def __init__(self, authors: list[Author]):
         self.authors = authors
+        self._by_key: dict[tuple, list[int]] = {}
         self._by_family: dict[str, list[int]] = {}
         for i, a in enumerate(authors):
             if a.name is not None:
-                self._by_family.setdefault(name_key(a.name)[0], []).append(i)
-        self._by_word: dict[str, set[int]] | None = None
+                key = name_key(a.name)
+                self._by_key.setdefault(key, []).append(i)
+                self._by_family.setdefault(key[0], []).append(i)
+        self._by_word: dict[str, list[int]] | None = None
 
     def match(self, name: Name) -> int | None:
-        family, given, _ = name_key(name)
-        found = [i for i in self._by_family.get(family, ())
-                 if compatible(given, name_key(self.authors[i].name)[1])
-                 or compatible(name_key(self.authors[i].name)[1], given)]
-        if len(found) == 1:
-            return found[0]
+        key = name_key(name)
+        same = self._by_key.get(key, ())
+        if len(same) == 1:
+            return same[0]
+        family = self._by_family.get(key[0], ())
+        if len(family) <= self.LOOKED_AT:
+            found = [i for i in family
+                     if compatible(key[1], name_key(self.authors[i].name)[1])
+                     or compatible(name_key(self.authors[i].name)[1], key[1])]
+            if len(found) == 1:
+                return found[0]
         words = _words(name)
         if not words:
             return None
@@ -70,9 +81,12 @@ class AuthorMatcher:
             self._by_word = {}
             for i, a in enumerate(self.authors):
                 for w in _words(a.name) if a.name is not None else ():
-                    self._by_word.setdefault(w, set()).add(i)
-        common = set.intersection(*(self._by_word.get(w, set()) for w in words))
-        return next(iter(common)) if len(common) == 1 else None
+                    self._by_word.setdefault(w, []).append(i)
+        rarest = min((self._by_word.get(w, []) for w in words), key=len)
+        if len(rarest) > self.LOOKED_AT:
+            return None
+        found = [i for i in rarest if words <= _words(self.authors[i].name)]
+        return found[0] if len(found) == 1 else None
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -139,18 +153,19 @@ class People:
 
     def _abbreviations(self, keys: list) -> dict[tuple, tuple]:
         """Each key of initials only -> the one full key of its family it abbreviates."""
-        full: dict[str, list[tuple]] = {}
+        full: dict[tuple[str, str], list[tuple]] = {}  # by family and first initial
         first = {}
         for i, k in enumerate(keys):
             first.setdefault(k, i)
         for k in first:
             if k is not None and any(len(w) > 1 for w in k[1]):
-                full.setdefault(k[0], []).append(k)
+                full.setdefault((k[0], k[1][0][0]), []).append(k)
         canon: dict[tuple, tuple] = {}
         for i, k in enumerate(keys):
             if k is None or k in canon or not k[1] or any(len(w) > 1 for w in k[1]):
                 continue
-            fits = [f for f in full.get(k[0], ()) if f[2] == k[2] and compatible(k[1], f[1])]
+            fits = [f for f in full.get((k[0], k[1][0]), ())
+                    if f[2] == k[2] and compatible(k[1], f[1])]
             if len(fits) == 1:
                 canon[k] = fits[0]
                 o = self._occurrences[i]
