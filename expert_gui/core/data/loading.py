@@ -34,7 +34,7 @@ __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "coll
            "collection_path"]
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
-LOADER_VERSION = 3
+LOADER_VERSION = 4
 # Caches kept per collection path (its versions, or other text settings); older ones are removed.
 CACHES_PER_PATH = 3
 

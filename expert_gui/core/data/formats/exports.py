@@ -98,5 +98,6 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
             builder.report.add("skipped-file", exc.path, exc.line,
                                f"not read: {exc.message}")
     if not bibliography.records and failed:
-        raise failed[0]
+        raise CollectionError(path, None, "no export in the folder could be read: "
+                              + "; ".join(map(str, failed[:3])))
     bibliography.finish()
