@@ -6,9 +6,9 @@ deep nesting) finish in time."""
 
 import json
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from test_fuzz_loaders import CONTENT, FUZZ, HANGS, MEGABYTE, check, check_files, repeated
+from test_fuzz_loaders import CONTENT, FUZZ, HANGS, MEGABYTE, check_files, repeated
 
 from expert_gui.core.data.formats import latex
 from expert_gui.core.data.formats.names import name_key, parse_name, split_names
