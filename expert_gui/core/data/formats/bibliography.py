@@ -100,8 +100,10 @@ def _with_copies_ids(lists: list[list[Author]]) -> list[Author]:
                 sum(sum(c.isalpha() for c in a.name.given) for a in authors if a.name),
                 len(authors))
 
+    if len(lists) == 1:
+        return lists[0]
     best = max(lists, key=score)
-    if len(lists) == 1 or not any(a.ids for other in lists for a in other):
+    if not any(a.ids for other in lists for a in other):
         return best
     merged = [Author(a.name, a.ids, a.fixed) for a in best]
     matcher = AuthorMatcher(merged)

@@ -76,7 +76,9 @@ class TextCleaner:
             text = _TAG.sub("", text)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
-        return _SPACES.sub(" ", text).strip()
+        if "  " in text or "\t" in text or "\u00a0" in text:
+            text = _SPACES.sub(" ", text)
+        return text.strip()
 
 
 def is_placeholder(value: str) -> bool:

@@ -29,6 +29,7 @@ _TAG = re.compile(r"([A-Z][A-Z0-9])(?: (.*))?$")
 # The tags a record's row holds, in the order of the tab-delimited export.
 _HEADER = ["PT", "AU", "AF", "TI", "DE", "AB", "RI", "OI", "PY", "VL", "BP", "DI", "UT", "PM"]
 _COLUMNS = fit(PRESETS["wos"], _HEADER)
+_READ = frozenset(_HEADER)
 
 
 def looks_like(path: Path) -> bool:
@@ -61,11 +62,12 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
         record = None
 
     for line, text in read_lines(path, report, progress):
+        if text.startswith("   ") and record is not None:
+            if tag in _READ:  # most lines go on with a tag not read (cited references)
+                record[tag].append(text.strip())
+            continue
         text = text.rstrip("\r\n")
         if not text.strip():
-            continue
-        if text.startswith("   ") and record is not None and tag:
-            record[tag].append(text.strip())
             continue
         m = _TAG.match(text)
         if m is None:
@@ -86,7 +88,8 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
             close(start)
             tag = ""
         elif record is not None:
-            record.setdefault(tag, []).append(value)
+            if tag in _READ:
+                record.setdefault(tag, []).append(value)
         elif tag not in ("FN", "VR", "EF", "ER") and stray is None:
             stray = line
     if record is not None:
