@@ -110,7 +110,9 @@ class TableColumnsDialog(QDialog):
     def show_columns(self, columns: TableColumns | None) -> None:
         """Set the controls to a choice of columns (those the header lacks are left unset)."""
         if columns is None:
-            self.status.setText("No text and people columns were recognised: choose them.")
+            self.status.setText(f"No text and people columns were recognised among its "
+                                f"{len(self.header)} columns: tick the text columns and choose "
+                                "the people column.")
             return
         for i in range(self.text_columns.count()):
             it = self.text_columns.item(i)

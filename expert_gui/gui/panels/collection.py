@@ -96,9 +96,10 @@ class CollectionPanel(QWidget):
         self.setObjectName("collection-panel")
 
         self.open_button = QPushButton("Open collection")
-        self.open_button.setToolTip("A folder (documents.tsv and associations.tsv, a git "
-                                    "repository, text files) or a file (TREC, BibTeX). You can "
-                                    "also drop either on the window.")
+        self.open_button.setToolTip("A folder (documents.tsv and associations.tsv, exports, a "
+                                    "git repository, text files) or a file (an export from Web "
+                                    "of Science, PubMed, Scopus, Zotero, EndNote..., a table, "
+                                    "TREC). You can also drop either on the window.")
         open_menu = QMenu(self.open_button)
         open_menu.addAction("Folder…", self.choose_collection)
         open_menu.addAction("File…", self.choose_collection_file)
