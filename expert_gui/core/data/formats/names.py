@@ -7,8 +7,8 @@ Sam"). Without one, trailing initials mean the family name comes first ("Tobler 
 the last word with the particles before it ("W. Tobler", "WR Tobler", "A. K. van der Vegt",
 "Christophe Van Gysel"). Lens's "null Tobler" has no given name.
 
-The key folds accents and case and keeps letters only, and reads initials written together
-("WR", "EM") as one each: "Tobler W.", "Tobler, W", "W. Tobler" are one key, as are "Müller"
+The key folds accents and case and keeps letters and digits only, and reads initials written
+together ("WR", "EM") as one each: "Tobler W.", "Tobler, W", "W. Tobler" are one key, as are "Müller"
 and "Muller". Joining initials to the full name they abbreviate needs the whole collection and
 is people.py's work.
 """
@@ -156,13 +156,14 @@ def fold(text: str) -> str:
 
 @functools.lru_cache(maxsize=1 << 16)
 def name_key(name: Name) -> tuple[str, tuple[str, ...], str]:
-    """(family, given-name words, suffix), folded: equal keys are one person. An initial is a
-    one-letter word; initials written together ("WR", "EM") are one word each."""
-    family = "".join(c for c in fold(name.family) if c.isalpha())
+    """(family, given-name words, suffix), folded to letters and digits: equal keys are one
+    person. An initial is a one-letter word; initials written together ("WR", "EM") are one
+    word each."""
+    family = "".join(c for c in fold(name.family) if c.isalnum())
     given: list[str] = []
     all_initials = all(is_initials(w) for w in name.given.split())
     for word in _GIVEN_SEPARATORS.split(name.given):
-        letters = "".join(c for c in fold(word) if c.isalpha())
+        letters = "".join(c for c in fold(word) if c.isalnum())
         if not letters:
             continue
         if all_initials and word.isupper() and 1 < len(letters) <= 3:

@@ -31,7 +31,7 @@ from expert_gui.core.data.formats.records import Author
 from expert_gui.core.data.report import LoadReport
 
 _ID_ORDER = ("orcid:", "scopus:", "rid:")
-_NOT_LETTERS = re.compile(r"[\W\d_]+")
+_NOT_LETTERS = re.compile(r"[\W_]+")
 
 
 @dataclass
@@ -91,7 +91,7 @@ class AuthorMatcher:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _words(name: Name) -> frozenset[str]:
-    """The folded words of a name, initials left out."""
+    """The folded words of a name (letters and digits), initials left out."""
     return frozenset(w for w in _NOT_LETTERS.split(fold(name.display())) if len(w) > 1)
 
 
