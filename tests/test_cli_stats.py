@@ -27,9 +27,9 @@ def test_table1_as_json(fixtures, capsys):
     assert main(["stats", str(fixtures / "collections/papers.bib"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["report"]["format"] == "bibtex"
-    assert data["stats"]["documents"] == 3 and data["stats"]["people_with_documents"] == 8
-    assert data["stats"]["associations"] == 3 + 5 + 1
-    assert {p["kind"] for p in data["report"]["problems"]} == {"duplicate-id", "malformed-record"}
+    assert data["stats"]["documents"] == 4 and data["stats"]["people_with_documents"] == 9
+    assert data["stats"]["associations"] == 3 + 5 + 1 + 1
+    assert {p["kind"] for p in data["report"]["problems"]} == {"shared-key", "malformed-record"}
 
 
 def test_format_and_associations_options(fixtures, capsys):

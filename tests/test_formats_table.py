@@ -6,7 +6,8 @@ import shutil
 import pytest
 
 from expert_gui.cli import main
-from expert_gui.core.data.formats.table import PRESETS, TableColumns, detect_columns, preview
+from expert_gui.core.data.formats.presets import PRESETS, TableColumns, detect_columns
+from expert_gui.core.data.formats.table import preview
 from expert_gui.core.data.loading import load_collection
 from expert_gui.core.errors import CollectionError
 
@@ -117,7 +118,7 @@ def test_chosen_columns_override_the_header(fixtures):
     path = fixtures / TABLES / "publications.csv"
     columns = TableColumns(text=("abstract",), people="authors", id="year")
     c = load_collection(path, columns=columns, use_cache=False)
-    assert c.doc_ids == ["2016", "2006", "2020"] and ("duplicate-id", 4) in kinds(c)
+    assert c.doc_ids == ["2016", "2006", "2016#2", "2020"] and ("shared-key", 4) in kinds(c)
     with pytest.raises(CollectionError, match="no column 'nope'"):
         load_collection(path, columns=TableColumns(text=("nope",), people="authors"),
                         use_cache=False)

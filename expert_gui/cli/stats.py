@@ -8,6 +8,7 @@ from pathlib import Path
 
 from expert_gui.cli import COMMANDS
 from expert_gui.core.data.formats import FORMATS
+from expert_gui.core.data.formats.presets import PRESETS
 from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 
 # Table 1's rows: (field of CollectionStats, label, format).
@@ -32,8 +33,10 @@ def add_collection_arguments(p) -> None:
     """COLLECTION and the options that say how to read it."""
     p.add_argument("collection", metavar="COLLECTION",
                    help="a folder (documents.tsv, associations.tsv, ...), TREC file(s), "
-                        "a plain-text folder, a .bib or .ris file, a table (.csv, .tsv, "
-                        ".xlsx) with text and authors columns, or a git repository")
+                        "a plain-text folder, an export (BibTeX, RIS, Web of Science, "
+                        "PubMed .nbib or XML, CSL-JSON, EndNote XML) or a folder of them, a "
+                        "table (.csv, .tsv, .xlsx) with text and authors columns, or a git "
+                        "repository")
     p.add_argument("--format", choices=list(FORMATS), default=None,
                    help="the collection's format (default: detected from names and content)")
     p.add_argument("--associations", metavar="FILE", default=None,
@@ -44,8 +47,8 @@ def add_collection_arguments(p) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="read the files again instead of the cached copy")
     t = p.add_argument_group("tables (.csv, .tsv, .xlsx with text and authors columns)")
-    t.add_argument("--preset", choices=("zotero", "scopus"),
-                   help="the columns of a Zotero or Scopus CSV export")
+    t.add_argument("--preset", choices=tuple(PRESETS),
+                   help="the columns of a known export (detected from the header by default)")
     t.add_argument("--text-columns", metavar="A,B",
                    help="header names of the text columns (default: title, abstract, ...)")
     t.add_argument("--people-column", metavar="NAME",
@@ -79,22 +82,29 @@ def open_collection(args, settings: TextSettings = TextSettings()):
 
 
 def table_columns(args):
-    """The table columns the options name, or None to detect them from the header."""
-    from expert_gui.core.data.formats.table import PRESETS, TableColumns, preview
+    """The table columns the options name, or None to detect them from the header. An option
+    left out keeps what the header suggests, so `--people-column` alone works when the text
+    columns are found."""
+    from expert_gui.core.data.formats.presets import TableColumns, detect_columns, fit
+    from expert_gui.core.data.formats.table import preview
     from expert_gui.core.errors import CollectionError
 
-    if args.preset:
-        return PRESETS[args.preset]
-    if not (args.text_columns or args.people_column or args.id_column):
+    if not (args.preset or args.text_columns or args.people_column or args.id_column):
         return None
-    detected = preview(Path(args.collection), rows=0).columns
+    header = [h.strip() for h in preview(Path(args.collection), rows=0).header]
+    if args.preset:
+        return fit(PRESETS[args.preset], header) or PRESETS[args.preset]
+    detected = detect_columns(header) or detect_columns(header, need_people=False)
     text = tuple(c.strip() for c in args.text_columns.split(",")) if args.text_columns else \
         (detected.text if detected else ())
     people = args.people_column or (detected.people if detected else "")
+    same = detected is not None and people == detected.people
     try:
         return TableColumns(text=text, people=people,
                             id=args.id_column or (detected.id if detected else None),
-                            date=detected.date if detected else None)
+                            date=detected.date if detected else None,
+                            people_style=detected.people_style if same else "names",
+                            people_fallback=detected.people_fallback if same else None)
     except ValueError as exc:
         raise CollectionError(args.collection, None, str(exc)) from None
 

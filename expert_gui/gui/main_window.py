@@ -184,10 +184,13 @@ class MainWindow(QMainWindow):
         cp, tp, qp = self.collection_panel, self.training_panel, self.query_panel
         self.open_action = self._action("&Open collection folder…", cp.choose_collection,
                                         QKeySequence.StandardKey.Open,
-                                        "Open a collection folder (TSV files, git repository, "
-                                        "text files)")
+                                        "Open a collection folder (TSV files, a folder of "
+                                        "exports, git repository, text files)")
         self.open_file_action = self._action("Open collection &file…", cp.choose_collection_file,
-                                             "Ctrl+Shift+F", "Open a TREC or BibTeX collection file")
+                                             "Ctrl+Shift+F",
+                                             "Open an export (Web of Science, PubMed, Scopus, "
+                                             "BibTeX, RIS, CSL-JSON, EndNote XML), a table or "
+                                             "a TREC file")
         self.demo_action = self._action("Open &demo collection", self.open_demo, None,
                                         "Open the demo collection shipped with the app")
         self.topics_action = self._action("Open &topics…", cp.choose_topics, "Ctrl+Shift+T",

@@ -1,10 +1,12 @@
 """The columns of a table of publications (CSV, TSV, .xlsx), shown before it is loaded: the first
 rows as they are, and which column is the text, which the people, which the id, detected from
-the header (or a preset, Zotero's or Scopus's), each of which the user may change."""
+the header (or a known export's preset: Zotero, Scopus, Web of Science, Lens, Publish or Perish,
+IEEE, PubMed), each of which the user may change."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -22,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.data.formats.folder import DOCUMENT_FILES
-from expert_gui.core.data.formats.table import PRESETS, TableColumns, TablePreview, is_table_file
+from expert_gui.core.data.formats.presets import PRESETS, TableColumns, fit
+from expert_gui.core.data.formats.table import TablePreview, is_table_file
 from expert_gui.core.data.formats.table import preview as preview_table
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.widgets import fill_table, make_table
@@ -31,8 +34,9 @@ GENERATED = "(none: the file's name and the row's line)"
 UNDATED = "(none: undated)"
 CUSTOM = "Custom"
 MAX_WIDTH = 260  # pixels of a preview column, at first
-STYLES = {"names": "names, split on ; or |", "scopus": "Scopus: name (author id)",
-          "ids": "ids, split on ; or |"}
+STYLES = {"names": "names, split on ; or |",
+          "comma": "names, split on commas (Tobler W., Yoo E.-H.)",
+          "scopus": "Scopus: name (author id)", "ids": "ids, split on ; or |"}
 
 
 class TableColumnsDialog(QDialog):
@@ -43,6 +47,8 @@ class TableColumnsDialog(QDialog):
         self.setObjectName("table-columns-dialog")
         self.setWindowTitle(f"Columns of {name}")
         self.header = [h.strip() for h in preview.header]
+        # Each preset as this header has it (None: the header lacks its title or people).
+        self.fitted = {name: fit(p, self.header) for name, p in PRESETS.items()}
 
         self.table = make_table(self.header or [""], stretch_last=False)
         fill_table(self.table, [[c[:200] for c in row] for row in preview.rows])
@@ -104,7 +110,9 @@ class TableColumnsDialog(QDialog):
     def show_columns(self, columns: TableColumns | None) -> None:
         """Set the controls to a choice of columns (those the header lacks are left unset)."""
         if columns is None:
-            self.status.setText("No text and people columns were recognised: choose them.")
+            self.status.setText(f"No text and people columns were recognised among its "
+                                f"{len(self.header)} columns: tick the text columns and choose "
+                                "the people column.")
             return
         for i in range(self.text_columns.count()):
             it = self.text_columns.item(i)
@@ -120,25 +128,31 @@ class TableColumnsDialog(QDialog):
         self.preset.blockSignals(False)
 
     def columns(self) -> TableColumns | None:
-        """The chosen columns, or None while they are not a valid choice."""
+        """The chosen columns, or None while they are not a valid choice. Unchanged from a
+        preset, the preset itself (with what the dialog does not show, such as the people
+        column read where the chosen one is empty)."""
         text = tuple(self.text_columns.item(i).text() for i in range(self.text_columns.count())
                      if self.text_columns.item(i).checkState() == Qt.CheckState.Checked)
         people = self.people_column.currentText()
         if not text or not people:
             return None
         ident, date = self.id_column.currentText(), self.date_column.currentText()
-        preset = self.preset.currentText()
-        return TableColumns(text=text, people=people, id=None if ident == GENERATED else ident,
-                            people_style=self.people_style.currentData(),
-                            preset="" if preset == CUSTOM else preset,
-                            date=None if date == UNDATED else date)
+        chosen = TableColumns(text=text, people=people, id=None if ident == GENERATED else ident,
+                              people_style=self.people_style.currentData(),
+                              date=None if date == UNDATED else date)
+        preset = self.fitted.get(self.preset.currentText())
+        if preset is not None and set(preset.text) == set(text) and replace(
+                preset, text=text, preset="", people_fallback=None) == chosen:
+            return preset
+        return chosen
 
     def _preset_chosen(self, name: str) -> None:
         if name in PRESETS:
-            p = PRESETS[name]
-            missing = [c for c in (*p.text, p.people, p.id, p.date) if c and c not in self.header]
-            self.show_columns(PRESETS[name])
-            if missing:
+            fitted = self.fitted[name]
+            self.show_columns(fitted or PRESETS[name])
+            if fitted is None:
+                p = PRESETS[name]
+                missing = [c for c in (p.text[0], p.people) if c not in self.header]
                 self.status.setText(f"This file is not a {name} export: it has no column "
                                     + ", ".join(map(repr, missing)))
                 return
@@ -146,8 +160,7 @@ class TableColumnsDialog(QDialog):
 
     def _changed(self, *_) -> None:
         chosen = self.columns()
-        matches = next((n for n, p in PRESETS.items() if p == chosen), None) if chosen else None
-        if chosen is not None and chosen.preset and matches is None:
+        if chosen is not None and not chosen.preset and self.preset.currentText() != CUSTOM:
             self.preset.blockSignals(True)
             self.preset.setCurrentText(CUSTOM)
             self.preset.blockSignals(False)

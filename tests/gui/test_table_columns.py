@@ -7,7 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
-from expert_gui.core.data.formats.table import PRESETS, preview
+from expert_gui.core.data.formats.presets import PRESETS
+from expert_gui.core.data.formats.table import preview
 from expert_gui.gui.table_columns import GENERATED, TableColumnsDialog
 
 pytestmark = pytest.mark.gui
@@ -73,3 +74,32 @@ def test_opening_a_table_asks_for_its_columns_then_loads(qtbot, window):
     collection = window.state.collection
     assert collection.n_documents == 4 and collection.report.format == "table"
     assert collection.text(0) == "Unsupervised efficient and semantic expertise retrieval"
+
+
+EXPORTS = TABLES.parent / "exports"
+
+
+def test_an_export_preset_is_fitted_and_kept_whole(qtbot):
+    # issue 20: a Scopus file without Abstract is still Scopus; Web of Science's Excel export
+    # reads `Authors` where `Author Full Names` is empty, which the dialog does not show
+    dialog = TableColumnsDialog("scopus.csv", preview(EXPORTS / "scopus_no_abstract.csv"))
+    qtbot.addWidget(dialog)
+    assert dialog.preset.currentText() == "scopus" and dialog.columns().preset == "scopus"
+    assert checked(dialog) == ["Title", "Author Keywords"]
+    dialog = TableColumnsDialog("wos.csv", preview(EXPORTS / "wos_excel.csv"))
+    qtbot.addWidget(dialog)
+    assert dialog.columns().people_fallback == "Authors"
+    assert dialog.people_style.currentData() == "names"
+    dialog = TableColumnsDialog("PoPCites.csv", preview(EXPORTS / "PoPCites.csv"))
+    qtbot.addWidget(dialog)
+    assert dialog.people_style.currentData() == "comma"
+
+
+def test_the_open_dialog_lists_the_exports():
+    from expert_gui.gui.panels.collection import COLLECTION_FILE_FILTERS
+
+    offered = ";;".join(COLLECTION_FILE_FILTERS)
+    for kind in ("Web of Science", "PubMed: MEDLINE, XML or CSV", "Scopus", "CSL-JSON",
+                 "EndNote XML", "*.nbib", "*.json", "*.xml", "*.ciw"):
+        assert kind in offered, kind
+    assert all(p in COLLECTION_FILE_FILTERS[0] for p in ("*.nbib", "*.json", "*.txt", "*.xml"))

@@ -25,3 +25,36 @@ def parse_date(text: str) -> np.datetime64 | None:
         return np.datetime64(f"{year}-{int(month):02d}-{int(day):02d}", "D")
     except ValueError:
         return None
+
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_WORDS = re.compile(r"[^\W\d_]+|\d+")
+
+
+def loose_date(text: str) -> str:
+    """A date as exports write it, in the form `parse_date` reads: "2018 Nov 25" -> 2018-11-25,
+    "2018 Nov-Dec" and "OCT 2024" -> 2018-11 and 2024-10, "2019 Spring" -> 2019,
+    "24 January 2003" -> 2003-01-24, "2003/1/24" -> 2003-01-24; "" without a year."""
+    text = (text or "").strip()
+    if not text or parse_date(text) is not None:
+        return text
+    words = _WORDS.findall(text)
+    at = next((i for i, w in enumerate(words) if len(w) == 4 and w.isdigit()), None)
+    if at is None:
+        return ""
+    year = words[at]
+    month = day = None
+    named = next((i for i, w in enumerate(words) if w[:3].lower() in _MONTHS), None)
+    if named is not None:
+        month = _MONTHS.index(words[named][:3].lower()) + 1
+        around = [words[k] for k in (named + 1, named - 1) if 0 <= k < len(words) and k != at]
+        day = next((w for w in around if w.isdigit() and len(w) <= 2), None)
+    elif at + 1 < len(words) and words[at + 1].isdigit() and 1 <= int(words[at + 1]) <= 12:
+        month = int(words[at + 1])
+        if at + 2 < len(words) and words[at + 2].isdigit() and len(words[at + 2]) <= 2:
+            day = words[at + 2]
+    if month is None:
+        return year
+    if day is not None and parse_date(f"{year}-{month:02d}-{int(day):02d}") is not None:
+        return f"{year}-{month:02d}-{int(day):02d}"
+    return f"{year}-{month:02d}"

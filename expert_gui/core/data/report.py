@@ -27,6 +27,18 @@ PROBLEM_KINDS = {
     "ids-from-lines": "a header without an id column (ids made from the lines)",
     "record-too-long": "a line or document over the most a record may hold (not read)",
     "changed-while-read": "a file that changed while it was read (the load is not cached)",
+    "merged-duplicate": "a record of a paper read before (same DOI, PMID, or title and year), "
+                        "merged into that document",
+    "kept-apart": "records sharing a DOI or PMID that are different papers (kept apart)",
+    "shared-key": "a different paper under an id seen before (kept, with '#2' added to its id)",
+    "placeholder": "placeholder values such as '[No abstract available]' (not read as text)",
+    "merged-names": "a name in initials taken as the one fuller name of its family it "
+                    "abbreviates",
+    "ambiguous-name": "a name without an author id shared by people with different ids (kept "
+                      "as another person)",
+    "id-unmatched": "author ids that name none of the record's authors (not used)",
+    "name-repaired": "author names the export cut apart or ran together, mended",
+    "repeated-field": "a field given more than once in one record (the values joined)",
 }
 
 @dataclass(frozen=True)

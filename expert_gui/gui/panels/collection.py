@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.data.formats.presets import TableColumns
 from expert_gui.core.data.formats.reading import LoadProgress
-from expert_gui.core.data.formats.table import TableColumns
 from expert_gui.core.data.loading import collection_path, load_collection
 from expert_gui.core.data.topics import read_topics
 from expert_gui.core.evaluation.qrels import read_qrels
@@ -55,9 +55,14 @@ QREL_FILES = ("qrels.txt", "qrels.dev.txt")
 # What "Open collection file" accepts: single-file collections, and any file of a collection
 # folder (which opens the folder). Detection goes by content, so "All files" stays offered.
 COLLECTION_FILE_FILTERS = (
-    "Collection files (*.bib *.ris *.csv *.tsv *.xlsx *.trec *.xml *.txt *.gz documents.* "
-    "associations.* people.*)",
+    "Collection files (*.bib *.ris *.csv *.tsv *.xlsx *.txt *.ciw *.nbib *.medline *.xml "
+    "*.json *.trec *.gz documents.* associations.* people.*)",
     "BibTeX or RIS (*.bib *.ris)",
+    "Web of Science: plain text or tab-delimited (*.txt *.ciw *.csv)",
+    "PubMed: MEDLINE, XML or CSV (*.nbib *.txt *.medline *.xml *.csv)",
+    "Scopus, Lens, IEEE, Publish or Perish, Zotero CSV (*.csv)",
+    "CSL-JSON: Zotero, Mendeley, Pandoc (*.json)",
+    "EndNote XML (*.xml)",
     "Tables of publications with text and authors columns (*.csv *.tsv *.xlsx)",
     "TREC documents (*.trec *.xml *.txt *.gz)",
     "A file of a collection folder (documents.* associations.* people.*)",
@@ -91,9 +96,10 @@ class CollectionPanel(QWidget):
         self.setObjectName("collection-panel")
 
         self.open_button = QPushButton("Open collection")
-        self.open_button.setToolTip("A folder (documents.tsv and associations.tsv, a git "
-                                    "repository, text files) or a file (TREC, BibTeX). You can "
-                                    "also drop either on the window.")
+        self.open_button.setToolTip("A folder (documents.tsv and associations.tsv, exports, a "
+                                    "git repository, text files) or a file (an export from Web "
+                                    "of Science, PubMed, Scopus, Zotero, EndNote..., a table, "
+                                    "TREC). You can also drop either on the window.")
         open_menu = QMenu(self.open_button)
         open_menu.addAction("Folder…", self.choose_collection)
         open_menu.addAction("File…", self.choose_collection_file)
@@ -189,13 +195,14 @@ class CollectionPanel(QWidget):
 
     # -- opening ----------------------------------------------------------------------------------
     def choose_collection(self) -> None:
-        """A folder: documents.tsv and its companions, a git repository, or text files."""
+        """A folder: documents.tsv and its companions, exports, a git repository, or text
+        files."""
         path = QFileDialog.getExistingDirectory(self, "Open a collection folder")
         if path:
             self.open_collection(Path(path))
 
     def choose_collection_file(self) -> None:
-        """A single-file collection (TREC, BibTeX, RIS, a table), or any file of a collection
+        """A single-file collection (an export, a table, TREC), or any file of a collection
         folder, which opens the folder."""
         path, _ = QFileDialog.getOpenFileName(self, "Open a collection file", "",
                                               ";;".join(COLLECTION_FILE_FILTERS))

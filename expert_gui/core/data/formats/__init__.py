@@ -2,7 +2,11 @@
 
 Every format module has `NAME`, `looks_like(path)`, `sources(path, associations, people)` (the
 strings that identify its input for the cache) and `read(path, builder, *, associations, people,
-progress)`, which streams records into a `CollectionBuilder`.
+progress)`, which streams records into a `CollectionBuilder`. The bibliographic exports (BibTeX,
+RIS, tables, Web of Science, MEDLINE, PubMed XML, EndNote XML, CSL-JSON) also have
+`read_records(path, bibliography, progress)`, which hands `Record`s to a `Bibliography`
+(bibliography.py): that merges duplicates and resolves people across one file or a folder of
+them (exports.py) before the builder sees them.
 """
 
 from __future__ import annotations
@@ -10,12 +14,29 @@ from __future__ import annotations
 from pathlib import Path
 from types import ModuleType
 
-from expert_gui.core.data.formats import bibtex, folder, gitlog, plaintext, ris, table, trec
+from expert_gui.core.data.formats import (
+    bibtex,
+    csljson,
+    endnote_xml,
+    exports,
+    folder,
+    gitlog,
+    medline,
+    plaintext,
+    pubmed_xml,
+    ris,
+    table,
+    trec,
+    wos,
+)
 from expert_gui.core.errors import CollectionError
 
 # Detection order: the most specific layouts first; a plain folder of text files is the fallback.
-FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (folder, gitlog, trec, bibtex, ris, table,
-                                                     plaintext)}
+# The bibliographic exports are told by content (sniff.py), so `savedrecs.txt` or a `.xml` file
+# finds its reader whatever its name.
+FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (
+    folder, gitlog, trec, exports, bibtex, ris, wos, medline, pubmed_xml, endnote_xml, csljson,
+    table, plaintext)}
 
 
 def detect_format(path: Path) -> str:
@@ -26,7 +47,8 @@ def detect_format(path: Path) -> str:
         if module.looks_like(path):
             return name
     raise CollectionError(path, None, "cannot tell the collection format: expected a folder, a "
-                                      "TREC file, a .bib or .ris file, a table (.csv, .tsv, "
+                                      "TREC file, an export (BibTeX, RIS, Web of Science, "
+                                      "PubMed, CSL-JSON, EndNote XML), a table (.csv, .tsv, "
                                       ".xlsx) with text and authors columns, or a git "
                                       "repository", cli_hint="--format " + "|".join(FORMATS))
 

@@ -1,35 +1,49 @@
-"""A BibTeX file: each entry is a document (title, abstract, keywords), its authors the people.
+"""A BibTeX file: each entry is a record (title, abstract, keywords), its authors the people.
 
-Parsed with bibtexparser (LaTeX decoded, names split into first/von/last/jr). A person's id is
-every name part in the order first, von, last, jr, lower-cased and joined by '-', so
-"Rijke, Maarten de" and "Maarten de Rijke" are both `maarten-de-rijke`. An entry's `year` is
-its document's date.
+bibtexparser splits the file into entries (an entry may start where the last one ends,
+`}@ARTICLE{`); the fields are read here: keys in any case (Web of Science writes `Author =`),
+a field given twice joined (Scopus repeats `funding_details`), `author` or Rayyan's `authors`,
+whose names Rayyan cuts at every "and" inside a word ("Fern and es"; joined again, reported).
+An entry whose key an earlier entry has is kept (bibliography.py tells the same paper from
+another one). LaTeX is decoded only where it is read (latex.py). Web of Science's
+`ORCID-Numbers` and `ResearcherID-Numbers` identify its authors. An entry's `year` is its date.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from pathlib import Path
 
 from expert_gui.core.data.collection import CollectionBuilder
+from expert_gui.core.data.formats import latex
+from expert_gui.core.data.formats.bibliography import Bibliography, read_export
+from expert_gui.core.data.formats.names import PARTICLES, Name, parse_name
+from expert_gui.core.data.formats.people import attach_named_ids, named_ids
 from expert_gui.core.data.formats.reading import (
     Progress,
     file_state,
     own_authors_file,
     read_lines,
 )
+from expert_gui.core.data.formats.records import (
+    Author,
+    Record,
+    is_placeholder,
+    normal_doi,
+    normal_pmid,
+)
 from expert_gui.core.data.inputs import open_regular
-from expert_gui.core.data.text import TOKEN_RE
 from expert_gui.core.errors import CollectionError
 
 NAME = "bibtex"
-TEXT_FIELDS = ("title", "abstract", "keywords")
-# Longest field value whose LaTeX is decoded (see _latex_decoder): 20 times a long abstract.
-MAX_DECODED = 65_536
-# What may make LaTeX decoding change a name part; a part without any is kept as it is.
-_LATEX = re.compile(r"[\\{}$~%&`']|--")
+# Fields read (others are ignored, given twice or not): a repeated one of these is reported.
+_READ = ("title", "abstract", "keywords", "author_keywords", "author", "authors", "year", "doi",
+         "pmid", "pubmed_id", "pubmed-id", "pages", "volume", "orcid-numbers",
+         "researcherid-numbers", "unique-id")
+_JOINED_BY = {"keywords": "; ", "author_keywords": "; ", "author": " and ", "authors": " and "}
+_NAMED_IDS = ("orcid-numbers", "researcherid-numbers")
+_CONCATENATION = re.compile(r"\s*#\s*")
 
 
 def looks_like(path: Path) -> bool:
@@ -40,7 +54,7 @@ def looks_like(path: Path) -> bool:
             head = f.read(4096)
     except (CollectionError, OSError):
         return False
-    return head.lstrip().startswith(b"@")
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"@")
 
 
 def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:
@@ -48,95 +62,162 @@ def sources(path: Path, associations: Path | None, people: Path | None) -> list[
     return [file_state(path)]
 
 
-def person(name) -> tuple[str, str]:
-    """(id, display name) of a bibtexparser NameParts, its LaTeX decoded."""
-    parts = [_name_part(p) for p in (*name.first, *name.von, *name.last)]
-    jr = [_name_part(j) for j in name.jr]
-    display = " ".join(parts) + ("".join(f", {j}" for j in jr))
-    person_id = "-".join(TOKEN_RE.findall(" ".join([*parts, *jr]).lower()))
-    return person_id, display
-
-
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
-    import bibtexparser
-    from bibtexparser import middlewares
+    read_export(read_records, path, builder, associations, people, progress, "BibTeX")
 
-    own_authors_file(path, associations, people, "BibTeX", ".bib")
-    progress.total = path.stat().st_size
-    text = "".join(line for _, line in read_lines(path, builder.report, progress))
+
+def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> None:
+    from bibtexparser import model
+    from bibtexparser.splitter import Splitter
+
+    report = bibliography.report
+    text = "".join(line for _, line in read_lines(path, report, progress))
     logging.getLogger("bibtexparser").setLevel(logging.ERROR)
     try:
-        # Authors are split first (as BibTeX does, on the raw value) and `person` decodes each
-        # name part: decoding a whole author list at once took superlinear time.
-        library = bibtexparser.parse_string(text, append_middleware=[
-            middlewares.SeparateCoAuthors(), middlewares.SplitNameParts(),
-            middlewares.LatexDecodingMiddleware(decoder=_latex_decoder())])
-    except Exception as exc:  # the parser's own errors have no common base class
+        blocks = Splitter(text).split().blocks
+    except Exception as exc:  # the splitter's own errors have no common base class
         raise CollectionError(path, None, f"expected BibTeX entries: {exc}") from exc
-    if not library.entries and (library.failed_blocks or text.strip()):
-        first = library.failed_blocks[0].start_line + 1 if library.failed_blocks else 1
-        raise CollectionError(path, first, "expected BibTeX entries (@article{key, ...})")
-    for block in library.failed_blocks:
-        kind = "duplicate-id" if type(block).__name__ == "DuplicateBlockKeyBlock" else \
-            "malformed-record"
-        error = _first_line(str(block.error)) or "expected a complete entry (@type{key, ...})"
-        builder.report.add(kind, path, block.start_line + 1,
-                           f"{_first_line(block.raw)}: {error}; skipped")
-    for entry in library.entries:
-        line = entry.start_line + 1
-        fields = {k.lower(): f.value for k, f in entry.fields_dict.items()}
-        for key in TEXT_FIELDS:
-            if isinstance(fields.get(key), str) and len(fields[key]) > MAX_DECODED:
-                builder.report.add("latex-kept", path, line,
-                                   f"{entry.key}: the {key} is over {MAX_DECODED:,} characters; "
-                                   "kept as written, without decoding its LaTeX")
-        texts = [fields[k] for k in TEXT_FIELDS if isinstance(fields.get(k), str)]
-        people_ids = []
-        authors = fields.get("author", [])
-        for name in authors if isinstance(authors, list) else []:
-            person_id, display = person(name)
-            if person_id and person_id != "others":
-                builder.add_person(person_id, display, path, line)
-                people_ids.append(person_id)
-        year = fields.get("year")
-        builder.add_document(entry.key, "\n".join(texts), path, line, people=people_ids,
-                             date=year.strip() if isinstance(year, str) else "")
+    strings = {b.key.lower(): _unwrap(b.value, {}) for b in blocks if isinstance(b, model.String)}
+    read_any = False
+    for block in blocks:
+        entry = getattr(block, "ignore_error_block", None) if isinstance(
+            block, model.ParsingFailedBlock) else block
+        if isinstance(block, model.ParsingFailedBlock) and not isinstance(entry, model.Entry):
+            error = _first_line(str(block.error)) or "expected a complete entry"
+            report.add("malformed-record", path, block.start_line + 1,
+                       f"{_first_line(block.raw)}: {error}; skipped")
+            continue
+        if not isinstance(entry, model.Entry):
+            continue
+        if not entry.fields:
+            report.add("malformed-record", path, entry.start_line + 1,
+                       f"{_first_line(entry.raw)}: expected fields after the key; skipped")
+            continue
+        read_any = True
+        bibliography.add(_record(entry, path, bibliography, strings))
+    if not read_any and text.strip():
+        failed = [b for b in blocks if isinstance(b, model.ParsingFailedBlock)]
+        raise CollectionError(path, failed[0].start_line + 1 if failed else 1,
+                              "expected BibTeX entries (@article{key, ...})")
 
 
-def person_from_text(name: str) -> tuple[str, str]:
-    """(id, display name) of one name as BibTeX writes it ("Last, First", "First von Last"),
-    for the readers whose people come as text: a table's authors column, RIS."""
-    from bibtexparser.middlewares.names import parse_single_name_into_parts
+def _record(entry, path: Path, bibliography: Bibliography, strings: dict[str, str]) -> Record:
+    report = bibliography.report
+    line = entry.start_line + 1
+    fields: dict[str, str] = {}
+    repeated = []
+    for f in entry.fields:
+        key, value = f.key.lower(), _unwrap(f.value, strings)
+        if key in fields:
+            if key in _READ and key not in repeated:
+                repeated.append(key)
+            fields[key] = f"{fields[key]}{_JOINED_BY.get(key, ' ')}{value}"
+        else:
+            fields[key] = value
+    if repeated:
+        report.add("repeated-field", path, line, f"{entry.key}: "
+                   + ", ".join(repeated) + " given more than once; the values were joined")
+    clean = bibliography.cleaner(path)
 
-    try:
-        return person(parse_single_name_into_parts(name, strict=False))
-    except ValueError:  # not a name bibtexparser can split: its words, in order
-        return "-".join(TOKEN_RE.findall(name.lower())), name.strip()
+    def decoded(key: str) -> str:
+        value = fields.get(key, "")
+        text, done = latex.decode(value)
+        if not done:
+            report.add("latex-kept", path, line, f"{entry.key}: the {key} is over "
+                       f"{latex.MAX_DECODED:,} characters; kept as written, without decoding "
+                       "its LaTeX")
+        return clean(" ".join(text.split()))  # white space, line breaks too, is one space
+
+    title = decoded("title")
+    keywords = decoded("author_keywords") or decoded("keywords")
+    authors = _authors(fields, path, line, entry.key, report)
+    year = fields.get("year", "").strip()
+    return Record(
+        file=str(path), line=line, id=entry.key.strip() or f"{path.name.split('.')[0]}:{line}",
+        title=title, text=[title, decoded("abstract"), keywords], authors=authors,
+        date="" if is_placeholder(year) else year, doi=normal_doi(fields.get("doi", "")),
+        pmid=normal_pmid(fields.get("pmid") or fields.get("pubmed_id")
+                         or fields.get("pubmed-id") or ""),
+        pages=fields.get("pages", ""), volume=fields.get("volume", ""))
 
 
-@functools.cache
-def _latex_decoder():
-    """bibtexparser's LaTeX decoder (pylatexenc; math kept verbatim, \\url's argument as it is),
-    for values of at most MAX_DECODED characters: pylatexenc takes about 3 microseconds a
-    character and more on long values (a 10 MB abstract ran for minutes), and no abstract is
-    that long, so a longer value is kept as written (and `read` reports it)."""
-    from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+def _authors(fields: dict[str, str], path: Path, line: int, key: str, report) -> list[Author]:
+    from bibtexparser.middlewares.names import split_multiple_persons_names
 
-    class Bounded(LatexNodes2Text):
-        def latex_to_text(self, latex, **kwargs):
-            return latex if len(latex) > MAX_DECODED else super().latex_to_text(latex, **kwargs)
+    raw = fields.get("author") or fields.get("authors") or ""
+    names = split_multiple_persons_names(raw) if raw.strip() else []
+    if "author" not in fields and names:
+        names, healed = _join_cut_names(names)
+        if healed:
+            report.add("name-repaired", path, line, f"{key}: names cut at 'and' joined again: "
+                       + ", ".join(healed))
+    authors = []
+    for written in names:
+        name = _name(written)
+        if name is not None:
+            authors.append(Author(name))
+    unmatched = []
+    for field in _NAMED_IDS:
+        if fields.get(field):
+            unmatched += attach_named_ids(authors, named_ids(fields[field]))
+    if unmatched:
+        report.add("id-unmatched", path, line, f"{key}: ids of people who are not among the "
+                   "authors, not used: " + "; ".join(unmatched))
+    return authors
 
-    context = get_default_latex_context_db()
-    context.add_context_category("expert-gui-urls", prepend=True,
-                                 macros=[MacroTextSpec("url", simplify_repl="%s")])
-    return Bounded(latex_context=context, math_mode="verbatim")
+
+def _name(written: str) -> Name | None:
+    """One BibTeX name, its LaTeX decoded; a name wholly in braces is an organisation's."""
+    written = written.strip()
+    if written.startswith("{") and written.endswith("}") and _balanced(written[1:-1]):
+        whole = latex.decode(written[1:-1])[0].strip()
+        return Name(whole) if whole and not is_placeholder(whole) else None
+    return parse_name(latex.decode(written)[0])
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _name_part(part: str) -> str:
-    """One decoded part of a name (names repeat, so each is decoded once)."""
-    return _latex_decoder().latex_to_text(part).strip() if _LATEX.search(part) else part
+def _join_cut_names(names: list[str]) -> tuple[list[str], list[str]]:
+    """Rayyan writes "Fern and es, Marisa" for "Fernandes, Marisa", so splitting on "and" cuts
+    it: a piece that starts in lower case (not with a particle) or with a comma goes back onto
+    the piece before it."""
+    out: list[str] = []
+    healed = []
+    for piece in names:
+        first = piece.split(" ", 1)[0].rstrip(",")
+        if out and ((piece[:1].islower() and first.lower() not in PARTICLES)
+                    or piece.startswith(",")):
+            out[-1] = f"{out[-1]}and{piece}"
+            healed.append(out[-1])
+        else:
+            out.append(piece)
+    return out, healed
+
+
+def _unwrap(value: str, strings: dict[str, str]) -> str:
+    """A field's value without its enclosing braces or quotes; @string names and `#` joins
+    resolved."""
+    value = value.strip()
+    if "#" in value and not value.startswith("{"):
+        parts = _CONCATENATION.split(value)
+        if len(parts) > 1 and all(_is_atom(p) for p in parts):
+            return "".join(_unwrap(p, strings) for p in parts)
+    if len(value) >= 2 and ((value[0] == "{" and value[-1] == "}")
+                            or (value[0] == '"' and value[-1] == '"')):
+        return value[1:-1]
+    return strings.get(value.lower(), value)
+
+
+def _is_atom(part: str) -> bool:
+    return bool(part) and (part[0] in "{\"" or part.replace("_", "").isalnum())
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += (c == "{") - (c == "}")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _first_line(text: str) -> str:

@@ -7,7 +7,8 @@ line breaks. Otherwise its quotes are text and the line is read as it stands: a 
 with a quote never swallows the records after it. In a tab-separated file a quoted field never
 takes in a line that holds a tab: that line is a record of its own. Every record that spans lines, every field
 read with its quotes, and every record with more fields than the first one is reported with its
-line, so nothing is merged or dropped silently.
+line, so nothing is merged or dropped silently (one empty field after the last, from a delimiter
+ending the line, is not a field).
 
 A header row is recognised by its column names; without one, columns are taken by position.
 """
@@ -106,6 +107,8 @@ def _records(lines: _NumberedLines, delimiter: str, path, report: LoadReport):
             continue
         if width is None:
             width = len(row)
+        elif len(row) == width + 1 and not row[-1]:
+            row.pop()  # a delimiter ending the line (Web of Science ends every row with a tab)
         elif len(row) > width:
             report.add("field-count", path, number,
                        f"{len(row)} fields where the first record has {width}; the extra "

@@ -29,6 +29,7 @@ from expert_gui.core.data.formats.delimited import (
     find_column,
     read_rows,
 )
+from expert_gui.core.data.formats.presets import detect_columns
 from expert_gui.core.data.formats.reading import (
     Progress,
     file_state,
@@ -114,7 +115,7 @@ def _read_delimited(path: Path, builder: CollectionBuilder, progress: Progress) 
         builder.report.add("header-like-record", path, head[0],
                            f"the first line names one column ({named[0]!r}) and is read as a "
                            "document: a header names at least two (an id and a text column)")
-    columns = table.detect_columns(head[1], need_people=False) if len(named) > 1 else None
+    columns = detect_columns(head[1], need_people=False) if len(named) > 1 else None
     if columns is not None and (columns.people or columns.id is None):
         # its people inline, or no id column: read as a table (ids made from the lines)
         if columns.id is None:

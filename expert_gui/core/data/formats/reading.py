@@ -114,8 +114,17 @@ MAX_RECORD = 1 << 24
 _SKIP = 1 << 20  # characters read at a time while passing over a line that is too long
 
 
+def encoding_of(head: bytes) -> str:
+    """The encoding a file's first bytes announce: UTF-16 by its byte-order mark (Web of
+    Science's "UTF-16" exports), else UTF-8 (its byte-order mark skipped)."""
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return "utf-8-sig"
+
+
 class TextFile:
-    """A plain or gzipped UTF-8 file opened as text for streaming, as a context manager.
+    """A plain or gzipped UTF-8 (or, with its byte-order mark, UTF-16) file opened as text for
+    streaming, as a context manager.
 
     Lines end at \\n, \\r\\n or \\r (the csv module's rule); `lines()` gives them, a line longer
     than MAX_RECORD characters reported and read as an empty one. Bytes that are not valid UTF-8
@@ -132,7 +141,11 @@ class TextFile:
     def __enter__(self) -> TextFile:
         self._raw = open_regular(self.path, CollectionError)
         stream = gzip.GzipFile(fileobj=self._raw) if self.path.name.endswith(".gz") else self._raw
-        self.text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors=_COUNTING_REPLACE,
+        try:
+            self._encoding = encoding_of(stream.peek(2)[:2])
+        except UNREADABLE:
+            self._encoding = "utf-8-sig"  # reading it says what is wrong, with its line
+        self.text = io.TextIOWrapper(stream, encoding=self._encoding, errors=_COUNTING_REPLACE,
                                      newline="")
         self._bad_before = _bad_bytes_seen()
         self._done = 0
@@ -162,6 +175,10 @@ class TextFile:
     def _report_bad_lines(self) -> None:
         """Each line that held bytes that are not UTF-8, read again with those bytes escaped
         (as lone surrogates, which valid UTF-8 never gives), line for line as the first time."""
+        if self._encoding == "utf-16":
+            self._report.add("invalid-utf8", self.path, None, "bytes that are not valid UTF-16 "
+                                                              "replaced by U+FFFD")
+            return
         with open_regular(self.path, CollectionError) as raw, \
                 (gzip.GzipFile(fileobj=raw) if self.path.name.endswith(".gz") else raw) as f:
             text = io.TextIOWrapper(f, encoding="utf-8-sig", errors="surrogateescape",
@@ -222,7 +239,15 @@ def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[t
 
 
 def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
-    """A whole small file's bytes as text, reporting each line that is not valid UTF-8."""
+    """A whole small file's bytes as text (UTF-8, or UTF-16 with its byte-order mark), reporting
+    each line that is not valid UTF-8."""
+    if encoding_of(data[:2]) == "utf-16":
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            report.add("invalid-utf8", path, None, "bytes that are not valid UTF-16 replaced by "
+                                                   "U+FFFD")
+            return data.decode("utf-16", errors="replace")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

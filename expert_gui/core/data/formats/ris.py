@@ -3,29 +3,35 @@ each record (`TY  - ` ... `ER  - `) is a document, its authors (AU, A1) the peop
 
 Records are found line by line, so each has its line, and each is parsed with rispy. Its text is
 the title (TI, T1), abstract (AB, N2) and keywords (KW); its id the ID tag, or the file's name and
-the record's line when there is none. Names are normalised as the BibTeX reader does, so
-"Van Gysel, Christophe" here and in a .bib file are the same person. A record cut short (no ER)
-is read and reported; text outside records is reported.
+the record's line when there is none; its date the year (PY, Y1); its DOI (DO) finds it again in
+other exports. Names are read as every reader reads them (names.py), so "Van Gysel, Christophe"
+here and in a .bib file are the same person, as are "Liu R." and "Liu, R.". A record cut short
+(no ER) is read and reported; text outside records is reported.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from expert_gui.core.data.collection import CollectionBuilder
-from expert_gui.core.data.formats.bibtex import person_from_text
+from expert_gui.core.data.formats.bibliography import Bibliography, read_export
+from expert_gui.core.data.formats.names import parse_name
 from expert_gui.core.data.formats.reading import (
     Progress,
     file_state,
     own_authors_file,
     read_lines,
 )
+from expert_gui.core.data.formats.records import Author, Record, normal_doi
 from expert_gui.core.data.inputs import open_regular
 from expert_gui.core.errors import CollectionError
 
 NAME = "ris"
-_TEXT_KEYS = ("title", "primary_title", "abstract", "notes_abstract", "keywords")
+_TITLE_KEYS = ("title", "primary_title")
+_TEXT_KEYS = ("abstract", "notes_abstract", "keywords")
 _PEOPLE_KEYS = ("authors", "first_authors")
+_YEAR = re.compile(r"\d{4}")
 
 
 def looks_like(path: Path) -> bool:
@@ -52,11 +58,14 @@ def sources(path: Path, associations: Path | None, people: Path | None) -> list[
 
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
-    own_authors_file(path, associations, people, "RIS", ".ris")
-    progress.total = path.stat().st_size
+    read_export(read_records, path, builder, associations, people, progress, "RIS")
+
+
+def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> None:
+    report = bibliography.report
     record: list[str] | None = None
     start, found, stray = 0, False, None
-    for line, text in read_lines(path, builder.report, progress):
+    for line, text in read_lines(path, report, progress):
         text = text.rstrip("\r\n")
         if record is None:
             if _is_tag(text, "TY"):
@@ -66,41 +75,43 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
             continue
         record.append(text)
         if _is_tag(text, "ER"):
-            _add_record(record, path, start, builder)
+            _add_record(record, path, start, bibliography)
             record = None
     if record is not None:
-        builder.report.add("malformed-record", path, start,
-                           "expected 'ER  - ' before the end of the file; the record was read "
-                           "as it stands")
-        _add_record([*record, "ER  - "], path, start, builder)
+        report.add("malformed-record", path, start,
+                   "expected 'ER  - ' before the end of the file; the record was read as it "
+                   "stands")
+        _add_record([*record, "ER  - "], path, start, bibliography)
     if not found:
         raise CollectionError(path, stray or 1, "expected RIS records ('TY  - ' ... 'ER  - ')")
     if stray is not None:
-        builder.report.add("malformed-record", path, stray,
-                           "text outside the records ignored (from this line)")
+        report.add("malformed-record", path, stray,
+                   "text outside the records ignored (from this line)")
 
 
-def _add_record(lines: list[str], path: Path, line: int, builder: CollectionBuilder) -> None:
+def _add_record(lines: list[str], path: Path, line: int, bibliography: Bibliography) -> None:
     import rispy
 
     try:
         [entry] = rispy.loads("\n".join(lines))
     except Exception as exc:  # rispy's own errors have no common base class
-        builder.report.add("malformed-record", path, line, f"expected a RIS record: {exc}; "
-                                                           "skipped")
+        bibliography.report.add("malformed-record", path, line, f"expected a RIS record: "
+                                                                f"{exc}; skipped")
         return
-    texts = []
-    for key in _TEXT_KEYS:
+    clean = bibliography.cleaner(path)
+
+    def values(key: str) -> list[str]:
         value = entry.get(key)
-        texts += value if isinstance(value, list) else [value] if value else []
-    where = str(path)
-    people = []
-    for key in _PEOPLE_KEYS:
-        for name in entry.get(key) or []:
-            person_id, display = person_from_text(name)
-            if person_id and person_id not in people:
-                builder.add_person(person_id, display, where, line)
-                people.append(person_id)
+        return [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+
+    title = next((clean(t) for key in _TITLE_KEYS for t in values(key) if clean(t)), "")
+    texts = [title] + [clean(t) for key in _TEXT_KEYS for t in values(key)]
+    authors = [Author(name) for key in _PEOPLE_KEYS for written in values(key)
+               if (name := parse_name(written)) is not None]
+    year = next((m.group() for key in ("year", "publication_year") for v in values(key)
+                 if (m := _YEAR.search(v))), "")
     doc_id = str(entry.get("id") or "").strip() or f"{path.name.split('.')[0]}:{line}"
-    builder.add_document(doc_id, "\n".join(t for t in texts if isinstance(t, str)), where, line,
-                         people=people)
+    bibliography.add(Record(
+        file=str(path), line=line, id=doc_id, title=title, text=texts, authors=authors,
+        date=year, doi=normal_doi(" ".join(values("doi"))),
+        pages=" ".join(values("start_page")), volume=" ".join(values("volume"))))

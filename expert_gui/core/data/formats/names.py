@@ -1,0 +1,193 @@
+"""People's names as exports write them: split into family and given names, and the key that
+says two spellings are one person (the one place where names are normalised).
+
+A name with a comma is "family, given" ("Tobler, Waldo", "Rijke, Maarten de", "Smith, Jr.,
+Sam"). Without one, trailing initials mean the family name comes first ("Tobler W.", "Liu R.",
+"Van Gysel C.", MEDLINE's "Lai Z"); otherwise the given names come first and the family name is
+the last word with the particles before it ("W. Tobler", "WR Tobler", "A. K. van der Vegt",
+"Christophe Van Gysel"). Lens's "null Tobler" has no given name.
+
+The key folds accents and case and keeps letters and digits only, and reads initials written
+together ("WR", "EM") as one each: "Tobler W.", "Tobler, W", "W. Tobler" are one key, as are "Müller"
+and "Muller". Joining initials to the full name they abbreviate needs the whole collection and
+is people.py's work.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from expert_gui.core.data.text import TOKEN_RE
+
+# Words that belong to the family name that follows them ("van der Vegt", "de Rijke").
+PARTICLES = frozenset({"da", "das", "de", "del", "della", "der", "des", "di", "do", "dos", "du",
+                       "la", "le", "van", "von", "vom", "zu", "zur", "ten", "ter", "bin", "al",
+                       "el", "dal", "dei", "den", "af", "av", "st", "st."})
+_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+# Author "names" that stand for nobody.
+_NOBODY = frozenset({"", "…", "...", "et al", "et al.", "others", "and others", "anonymous",
+                     "anon", "anon.", "na", "n/a", "null", "{na}", "nan", "unknown"})
+_BRACKETED = re.compile(r"\[[^\]]*\]")
+_LIST_SEPARATORS = re.compile(r"[;|]")
+_COMMA_OR_AND = re.compile(r",|\s(?:and|&)\s")
+_GIVEN_SEPARATORS = re.compile(r"[\s.\-‐–]+")
+# Letters NFKD leaves whole: folded by hand so "Łukasz" and "Lukasz" are one key.
+_FOLD = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ð": "d", "ı": "i", "ß": "ss", "æ": "ae",
+                       "œ": "oe", "þ": "th", "ŀ": "l"})
+
+
+@dataclass(frozen=True)
+class Name:
+    """A person's name in parts. `family` holds its particles ("de Rijke")."""
+
+    family: str
+    given: str = ""
+    suffix: str = ""
+
+    def display(self) -> str:
+        text = f"{self.given} {self.family}".strip()
+        return f"{text}, {self.suffix}" if self.suffix else text
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def parse_name(text: str) -> Name | None:
+    """The parts of a name written as text; None for a placeholder ("[Anonymous]", "…")."""
+    s = " ".join(text.replace("\u00a0", " ").split()).strip(" ,;")
+    if s.count("[") != s.count("]"):  # "WR Tobler]"
+        s = s.strip("[] ")
+    if s.lower().startswith("null "):
+        s = s[5:].strip()
+    if s.lower() in _NOBODY or _BRACKETED.fullmatch(s):
+        return None
+    parts = [p.strip() for p in s.split(",") if p.strip()]
+    if not parts:
+        return None
+    if len(parts) >= 2:
+        if len(parts) >= 3 and parts[1].lower() in _SUFFIXES:
+            return name_from_parts(parts[0], " ".join(parts[2:]), parts[1])
+        if parts[1].lower() in _SUFFIXES:
+            return name_from_parts(parts[0], "", parts[1])
+        given = " ".join(parts[1:])
+        if all(map(is_initials, parts[0].split())) and not all(map(is_initials, given.split())):
+            return name_from_parts(given, parts[0])  # "F. S., Teo": the sides swapped
+        return name_from_parts(parts[0], given)
+    words = parts[0].split(" ")
+    suffix = words.pop() if len(words) > 2 and words[-1].lower() in _SUFFIXES else ""
+    if len(words) == 1:
+        return Name(words[0], "", suffix)
+    if is_initials(words[-1]) and (not is_initials(words[0])
+                                   or _letters(words[-1]) < _letters(words[0])):
+        k = len(words) - 1  # family name first, then its initials
+        while k > 1 and is_initials(words[k - 1]):
+            k -= 1
+        return Name(" ".join(words[:k]), " ".join(words[k:]), suffix)
+    k = len(words) - 1
+    while k > 1 and words[k - 1].lower() in PARTICLES:
+        k -= 1
+    return Name(" ".join(words[k:]), " ".join(words[:k]), suffix)
+
+
+def name_from_parts(family: str, given: str = "", suffix: str = "") -> Name | None:
+    """A name a source gives in parts (CSL's family/given, PubMed's LastName/ForeName, the two
+    sides of a comma); particles at the end of the given names move to the family name
+    ("Rijke, Maarten de" is "de Rijke")."""
+    family, given, suffix = (" ".join(p.split()) for p in (family or "", given or "",
+                                                          suffix or ""))
+    if given.lower() == "null":
+        given = ""
+    words = given.split(" ") if given else []
+    while words and words[-1].lower() in PARTICLES:
+        family = f"{words.pop()} {family}"
+    if words and words[-1].lower() in _SUFFIXES and not suffix:
+        suffix = words.pop()
+    if not family.strip():
+        return parse_name(" ".join(words)) if words else None
+    if family.lower() in _NOBODY or _BRACKETED.fullmatch(family):
+        return None
+    return Name(family.strip(), " ".join(words), suffix)
+
+
+def split_names(cell: str, style: str = "names") -> list[str]:
+    """The names of an authors cell: split on ';' or '|' ("names"), or, for "comma" (old Scopus
+    "Rocle, N., Rey-Valette, H.", Publish or Perish "Q Yang, W Tobler", PubMed "Lai Z, Shi SY"),
+    on commas, where a piece of initials only belongs to the family name before it."""
+    if style != "comma" or _LIST_SEPARATORS.search(cell):
+        return [n.strip() for n in _LIST_SEPARATORS.split(cell) if n.strip()]
+    out: list[str] = []
+    joined = False  # whether out[-1] already has its initials
+    for piece in _COMMA_OR_AND.split(cell):
+        piece = re.sub(r"^(?:and|&)\s+", "", piece.strip())
+        if not piece:
+            continue
+        words = piece.split()
+        if out and not joined and all(map(is_initials, words)) \
+                and not any(map(is_initials, out[-1].split())):
+            out[-1] = f"{out[-1]}, {piece}"
+            joined = True
+        else:
+            out.append(piece)
+            joined = any(map(is_initials, words))
+    return out
+
+
+def is_initials(word: str) -> bool:
+    """'W.', 'WR', 'E.-H.', 'J.C.', 'A.M.B.': one to four capitals, dotted or not (three at
+    most without dots)."""
+    word = word.strip(",")
+    letters = word.replace(".", "").replace("-", "")
+    return (0 < len(letters) <= 4 and letters.isalpha() and letters.isupper()
+            and ("." in word or len(letters) <= 3))
+
+
+def _letters(word: str) -> int:
+    return sum(c.isalpha() for c in word)
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: "Müller" -> "muller", "Łukasz" -> "lukasz"."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text.lower().translate(_FOLD))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def name_key(name: Name) -> tuple[str, tuple[str, ...], str]:
+    """(family, given-name words, suffix), folded to letters and digits: equal keys are one
+    person. An initial is a one-letter word; initials written together ("WR", "EM") are one
+    word each."""
+    family = "".join(c for c in fold(name.family) if c.isalnum())
+    given: list[str] = []
+    all_initials = all(is_initials(w) for w in name.given.split())
+    for word in _GIVEN_SEPARATORS.split(name.given):
+        letters = "".join(c for c in fold(word) if c.isalnum())
+        if not letters:
+            continue
+        if all_initials and word.isupper() and 1 < len(letters) <= 3:
+            given.extend(letters)
+        else:
+            given.append(letters)
+    suffix = "".join(c for c in fold(name.suffix) if c.isalnum())
+    return family, tuple(given), suffix
+
+
+def compatible(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
+    """Whether given names `short` may abbreviate `full`: word by word, an initial matches a
+    name with that first letter, a full name only itself ("W. R." and "Waldo R.", "W." and
+    "Waldo Rudolph")."""
+    for a, b in zip(short, full, strict=False):
+        if len(a) == 1 or len(b) == 1:
+            if a[0] != b[0]:
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def id_of_display(display: str) -> str:
+    """A person id from a display name: its words in lower case joined by '-' (the id the
+    BibTeX reader has always given: "maarten-de-rijke")."""
+    return "-".join(TOKEN_RE.findall(display.lower()))

@@ -1,0 +1,261 @@
+"""Who is who across a whole collection of records: name spellings and author ids -> people.
+
+1. Spellings with one key (names.py: "Tobler W." = "Tobler, W" = "W. Tobler") are one person.
+2. A spelling of initials only ("Tobler, W.", "Bruna, EM") joins the full spelling of its family
+   name that it abbreviates ("Tobler, Waldo R."), when the collection holds exactly one such;
+   two full spellings never merge, and a bare family name joins nothing. Each join is reported.
+3. Author ids beat names: ids given together (a WoS author's ORCID and ResearcherID, or the ids
+   of one author in two exports of one paper) are one person, and people with different ids are
+   different people even with one name. A spelling without an id joins the person with an id
+   who has that name, when there is exactly one; otherwise it stays apart, reported.
+
+A person with ids is called by the best of them (`orcid:`, `scopus:`, `rid:`); others by their
+fullest spelling in lower case ("waldo-r-tobler"). The display name is the fullest spelling.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from expert_gui.core.data.formats.names import (
+    Name,
+    compatible,
+    fold,
+    id_of_display,
+    name_key,
+    parse_name,
+)
+from expert_gui.core.data.formats.records import Author
+from expert_gui.core.data.report import LoadReport
+
+_ID_ORDER = ("orcid:", "scopus:", "rid:")
+_NOT_LETTERS = re.compile(r"[\W_]+")
+
+
+@dataclass
+class Occurrence:
+    """One author of one document, and where the document was read."""
+
+    author: Author
+    file: str
+    line: int | None
+
+
+class AuthorMatcher:
+    """Finds the one author of a record that a name (from an id list, or a copy of the record)
+    names: the same key, else the same family and compatible given names, else the same words
+    in any order. Built once per author list (consortium papers have thousands of authors);
+    a name that would have to be compared with more than `LOOKED_AT` authors names none."""
+
+    LOOKED_AT = 64
+
+    def __init__(self, authors: list[Author]):
+        self.authors = authors
+        self._by_key: dict[tuple, list[int]] = {}
+        self._by_family: dict[str, list[int]] = {}
+        for i, a in enumerate(authors):
+            if a.name is not None:
+                key = name_key(a.name)
+                self._by_key.setdefault(key, []).append(i)
+                self._by_family.setdefault(key[0], []).append(i)
+        self._by_word: dict[str, list[int]] | None = None
+
+    def match(self, name: Name) -> int | None:
+        key = name_key(name)
+        same = self._by_key.get(key, ())
+        if len(same) == 1:
+            return same[0]
+        family = self._by_family.get(key[0], ())
+        if len(family) <= self.LOOKED_AT:
+            found = [i for i in family
+                     if compatible(key[1], name_key(self.authors[i].name)[1])
+                     or compatible(name_key(self.authors[i].name)[1], key[1])]
+            if len(found) == 1:
+                return found[0]
+        words = _words(name)
+        if not words:
+            return None
+        if self._by_word is None:
+            self._by_word = {}
+            for i, a in enumerate(self.authors):
+                for w in _words(a.name) if a.name is not None else ():
+                    self._by_word.setdefault(w, []).append(i)
+        rarest = min((self._by_word.get(w, []) for w in words), key=len)
+        if len(rarest) > self.LOOKED_AT:
+            return None
+        found = [i for i in rarest if words <= _words(self.authors[i].name)]
+        return found[0] if len(found) == 1 else None
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _words(name: Name) -> frozenset[str]:
+    """The folded words of a name (letters and digits), initials left out."""
+    return frozenset(w for w in _NOT_LETTERS.split(fold(name.display())) if len(w) > 1)
+
+
+class People:
+    """Resolves the authors of every document to people; `add` them in reading order, then
+    `resolve` once."""
+
+    def __init__(self, report: LoadReport):
+        self.report = report
+        self._occurrences: list[Occurrence] = []
+
+    def add(self, author: Author, file: str, line: int | None) -> int:
+        self._occurrences.append(Occurrence(author, file, line))
+        return len(self._occurrences) - 1
+
+    def resolve(self) -> tuple[list[str], dict[str, str]]:
+        """Each occurrence's person id, in the order added, and each person's display name."""
+        occ = self._occurrences
+        keys = [name_key(o.author.name) if o.author.name is not None else None for o in occ]
+        canon = self._abbreviations(keys)
+        parent: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            while parent.setdefault(x, x) != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for o in occ:
+            for other in o.author.ids[1:]:
+                a, b = find(o.author.ids[0]), find(other)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+        by_key: dict[tuple, set[str]] = {}
+        for o, k in zip(occ, keys, strict=True):
+            if o.author.ids and k is not None:
+                by_key.setdefault(canon.get(k, k), set()).add(find(o.author.ids[0]))
+        groups: list[object] = []
+        ambiguous: set[tuple] = set()
+        for o, k in zip(occ, keys, strict=True):
+            if o.author.fixed:
+                groups.append(("fixed", o.author.fixed))
+            elif o.author.ids:
+                groups.append(("ids", find(o.author.ids[0])))
+            else:
+                k = canon.get(k, k)
+                owners = by_key.get(k, set())
+                if len(owners) == 1:
+                    groups.append(("ids", next(iter(owners))))
+                else:
+                    groups.append(("name", k))
+                    if len(owners) > 1 and k not in ambiguous:
+                        ambiguous.add(k)
+                        self.report.add(
+                            "ambiguous-name", o.file, o.line,
+                            f"«{o.author.name.display()}» has no author id and {len(owners)} "
+                            "people with ids have this name; it is kept as another person")
+        return self._ids(groups)
+
+    def _abbreviations(self, keys: list) -> dict[tuple, tuple]:
+        """Each key of initials only -> the one full key of its family it abbreviates."""
+        full: dict[tuple[str, str], list[tuple]] = {}  # by family and first initial
+        first = {}
+        for i, k in enumerate(keys):
+            first.setdefault(k, i)
+        for k in first:
+            if k is not None and any(len(w) > 1 for w in k[1]):
+                full.setdefault((k[0], k[1][0][0]), []).append(k)
+        canon: dict[tuple, tuple] = {}
+        for i, k in enumerate(keys):
+            if k is None or k in canon or not k[1] or any(len(w) > 1 for w in k[1]):
+                continue
+            fits = [f for f in full.get((k[0], k[1][0]), ())
+                    if f[2] == k[2] and compatible(k[1], f[1])]
+            if len(fits) == 1:
+                canon[k] = fits[0]
+                o = self._occurrences[i]
+                longer = self._occurrences[first[fits[0]]].author.name
+                self.report.add("merged-names", o.file, o.line,
+                                f"«{o.author.name.display()}» taken as «{longer.display()}», "
+                                "the one fuller name of that family it abbreviates")
+        return canon
+
+    def _ids(self, groups: list) -> tuple[list[str], dict[str, str]]:
+        """Person ids and display names for the groups of occurrences."""
+        members: dict[object, list[int]] = {}
+        for i, g in enumerate(groups):
+            members.setdefault(g, []).append(i)
+        id_sets: dict[object, set[str]] = {}
+        for g, idx in members.items():
+            if g[0] == "ids":
+                id_sets[g] = {x for i in idx for x in self._occurrences[i].author.ids}
+        taken: set[str] = {g[1] for g in members if g[0] == "fixed"}
+        person: dict[object, str] = {}
+        names: dict[str, str] = {}
+        for g, idx in members.items():
+            display = self._fullest(idx) if g[0] != "fixed" else g[1]
+            if g[0] == "fixed":
+                pid = g[1]
+            elif g[0] == "ids":
+                pid = min(id_sets[g], key=_id_rank)
+            else:
+                base = id_of_display(display) or "person"
+                pid, n = base, 1
+                while pid in taken:
+                    n += 1
+                    pid = f"{base}-{n}"
+            taken.add(pid)
+            person[g] = pid
+            names[pid] = display
+        return [person[g] for g in groups], names
+
+    def _fullest(self, idx: list[int]) -> str:
+        """The fullest spelling of a person: most letters in the given names, then the first."""
+        best, score = "", None
+        for i in idx:
+            name = self._occurrences[i].author.name
+            if name is None:
+                continue
+            s = (sum(c.isalpha() for c in name.given), len(name.display()))
+            if score is None or s > score:
+                best, score = name.display(), s
+        return best or min(self._occurrences[idx[0]].author.ids, key=_id_rank)
+
+
+def _id_rank(author_id: str) -> tuple[int, str]:
+    rank = next((i for i, p in enumerate(_ID_ORDER) if author_id.startswith(p)), len(_ID_ORDER))
+    return rank, author_id
+
+
+_ORCID = re.compile(r"\d{4}-\d{4}-\d{4}-\d{3}[\dX]")
+
+
+def author_id(kind: str, value: str) -> str:
+    """An author id with its kind ("orcid:0000-0002-1825-0097"), an ORCID read out of a URL;
+    "" when the value holds none."""
+    value = value.strip()
+    if kind == "orcid":
+        m = _ORCID.search(value)
+        return f"orcid:{m.group()}" if m else ""
+    return f"{kind}:{value}" if value else ""
+
+
+def named_ids(value: str) -> list[tuple[Name | None, str]]:
+    """Web of Science's lists of "Name/id" (OI, RI, ORCID-Numbers, ResearcherID-Numbers), one
+    entry per ';' (or per line): each name with its ORCID or ResearcherID."""
+    out = []
+    for entry in value.split(";") if ";" in value else value.splitlines():
+        name, slash, ident = " ".join(entry.split()).rpartition("/")
+        if slash and ident:
+            out.append((parse_name(name), author_id("orcid" if _ORCID.fullmatch(ident)
+                                                    else "rid", ident)))
+    return out
+
+
+def attach_named_ids(authors: list[Author], pairs: list[tuple[Name | None, str]]) -> list[str]:
+    """Give each id to the author its name names; the entries that name none of the authors
+    (Web of Science lists some people who are not authors of the record) are returned."""
+    unmatched = []
+    matcher = AuthorMatcher(authors)
+    for name, ident in pairs:
+        k = matcher.match(name) if name is not None and ident else None
+        if k is None:
+            unmatched.append(f"{name.display() if name else '?'}/{ident.split(':', 1)[-1]}")
+        elif ident not in authors[k].ids:
+            authors[k].ids = (*authors[k].ids, ident)
+    return unmatched
