@@ -30,7 +30,10 @@ def register(sub):
     d = TrainSettings()
     p = sub.add_parser("train", help=COMMANDS["train"],
                        description="Train the log-linear expertise model (Van Gysel et al., "
-                                   "WWW 2016) and write it to a model folder.")
+                                   "WWW 2016) and write it to a model folder. The defaults are "
+                                   "the paper's, or the collection's train_settings.json where "
+                                   "its folder has one (as in the app); options given override "
+                                   "them.")
     add_collection_arguments(p)
     p.add_argument("--out", required=True, metavar="MODEL_DIR",
                    help="folder for model.safetensors, manifest.json and checkpoint/")
@@ -78,16 +81,40 @@ def register(sub):
                    help="fold tokens with any digit (default) or only all-digit tokens")
     p.add_argument("--resume", action="store_true",
                    help="continue from MODEL_DIR/checkpoint with its settings")
+    add_suggested_settings_argument(p)
     p.set_defaults(func=run)
 
 
+def add_suggested_settings_argument(p) -> None:
+    p.add_argument("--no-suggested-settings", action="store_true",
+                   help="ignore the collection's train_settings.json (which the app's training "
+                        "form applies too) and start from the paper's defaults")
+
+
+def suggested(args, base=None):
+    """The defaults this run starts from (a SuggestedSettings): the collection's
+    train_settings.json over `base` (the paper's defaults) unless --no-suggested-settings;
+    printed, with any problem of the file."""
+    from expert_gui.core.train.settings import PAPER_DEFAULTS, SuggestedSettings, TrainSettings
+    from expert_gui.core.train.settings import suggested_settings as read
+
+    base = TrainSettings() if base is None else base
+    found = SuggestedSettings(base, PAPER_DEFAULTS, {}) if args.no_suggested_settings else \
+        read(args.collection, base)
+    if found.problem:
+        print(f"warning: {found.problem}", file=sys.stderr)
+    given = ", ".join(f"{k} {v}" for k, v in found.values.items())
+    print(f"settings: {found.source}" + (f" ({given})" if given else "") +
+          ", then the options given here", file=sys.stderr)
+    return found
+
+
 def _settings(args):
-    """TrainSettings and TextSettings: the checkpoint's when resuming, else the defaults; then
-    every option given on the command line."""
-    from expert_gui.core.train.settings import TrainSettings
+    """TrainSettings and TextSettings: the checkpoint's when resuming, else the collection's
+    suggested settings or the paper's defaults; then every option given on the command line."""
     from expert_gui.core.train.trainer import checkpoint_settings
 
-    train, text = checkpoint_settings(args.out) if args.resume else (TrainSettings(),
+    train, text = checkpoint_settings(args.out) if args.resume else (suggested(args).settings,
                                                                      TextSettings())
     given = {k: getattr(args, k) for k in (*TRAIN_OPTIONS, "optimizer", "overlapping",
                                            "early_stopping", "device", "mixed_precision",
@@ -177,14 +204,13 @@ def run(args) -> int:
 
 
 def held_out_summary(calibration: dict) -> str:
-    """The held-out documents' verdict: each member's MAP and MRR, and the weights of auto."""
-    from expert_gui.core.evaluation.tables import label, weights_text
+    """The held-out documents' verdict: every method's MAP and MRR, and what auto ranks with."""
+    from expert_gui.core.evaluation.tables import label
+    from expert_gui.core.rankers.fusion import auto_label
 
-    fusion, measures = calibration["fusion"], calibration["measures"]
+    measures = calibration["measures"]
     n = len(calibration["held_out"]["documents"])
     lines = [f"on the {n:,} held-out documents as queries:"]
     for method, m in measures.items():
-        lines.append(f"  {label(method):<14} MAP {m['AP']:.3f}  "
-                     f"MRR {m['RR']:.3f}")
-    weights = weights_text(fusion["members"], fusion["weights"])
-    return "\n".join(lines + [f"  auto weighs {weights}"])
+        lines.append(f"  {label(method):<26} MAP {m['AP']:.3f}  MRR {m['RR']:.3f}")
+    return "\n".join(lines + [f"auto: {auto_label(calibration)}"])

@@ -6,6 +6,7 @@ method works best on this collection."""
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,8 +37,8 @@ from expert_gui.core.evaluation.tables import (
     Table,
     build_table,
     label,
-    weights_text,
 )
+from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
@@ -232,12 +233,12 @@ class ComparisonPanel(QWidget):
         fill_table(self.heldout_table, [
             [label(m), item(f"{measures[m][0]:.3f}", align_right=True),
              item(f"{measures[m][1]:.3f}", align_right=True)] for m in order])
-        weights = weights_text(calibration["fusion"]["members"], calibration["fusion"]["weights"])
         n = len(calibration["held_out"]["documents"])
+        auto = auto_label(calibration)
         self.heldout_label.setText(
             f"Each of the {n:,} documents held out of training is a query, its own people the "
             f"answers. Best on this collection: <b>{label(order[0])}</b> "
-            f"(MAP {measures[order[0]][0]:.3f}). Auto weighs {weights}.")
+            f"(MAP {measures[order[0]][0]:.3f}). Auto: {html.escape(auto)}.")
 
     def measure_held_out(self) -> None:
         s = self.state
