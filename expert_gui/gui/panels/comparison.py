@@ -31,6 +31,7 @@ from expert_gui.core.evaluation.analysis import APDifference, ap_difference
 from expert_gui.core.evaluation.calibration import held_out_measures, index_for
 from expert_gui.core.evaluation.evaluate import Stopped, evaluate
 from expert_gui.core.evaluation.measures import LABELS, evaluated_topics
+from expert_gui.core.evaluation.qrels import check_coverage
 from expert_gui.core.evaluation.tables import (
     TABLE2_METHODS,
     TABLE4_METHODS,
@@ -71,9 +72,8 @@ class Evaluation:
 def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
                      progress=None, should_stop=None) -> Evaluation:
     """Rank and score every topic with every method of Tables 2 and 4 (runs in a worker)."""
+    check_coverage(qrels, queries, model.person_ids)
     topics = evaluated_topics(qrels, list(queries))
-    if not topics:
-        raise QueryError("none of the loaded topics has relevance judgments in the qrels")
     collection = index_for(model, collection)
     per_topic = {}
     for i, method in enumerate(EVALUATED):
