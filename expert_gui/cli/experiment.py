@@ -9,7 +9,7 @@ import signal
 import sys
 
 from expert_gui.cli import COMMANDS
-from expert_gui.cli.train import add_suggested_settings_argument, suggested
+from expert_gui.cli.train import add_suggested_settings_argument, say_suggested, suggested
 from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 from expert_gui.core.evaluation.heldout import HeldOutSettings
 from expert_gui.core.rankers.names import METHODS
@@ -70,6 +70,7 @@ def settings_from_args(args: argparse.Namespace):
     from expert_gui.core.evaluation.results import ExperimentSettings
 
     found = suggested(args)
+    say_suggested(found)
     given = {"window": args.window, "dim": args.dim, "batch_size": args.batch_size,
              "epochs": args.epochs, "overlapping": args.overlapping, "threads": args.threads}
     train = dataclasses.replace(found.settings, seed=args.seed,

@@ -93,20 +93,23 @@ def add_suggested_settings_argument(p) -> None:
 
 def suggested(args, base=None):
     """The defaults this run starts from (a SuggestedSettings): the collection's
-    train_settings.json over `base` (the paper's defaults) unless --no-suggested-settings;
-    printed, with any problem of the file."""
+    train_settings.json over `base` (the paper's defaults) unless --no-suggested-settings."""
     from expert_gui.core.train.settings import PAPER_DEFAULTS, SuggestedSettings, TrainSettings
     from expert_gui.core.train.settings import suggested_settings as read
 
     base = TrainSettings() if base is None else base
-    found = SuggestedSettings(base, PAPER_DEFAULTS, {}) if args.no_suggested_settings else \
-        read(args.collection, base)
+    if args.no_suggested_settings:
+        return SuggestedSettings(base, PAPER_DEFAULTS, {})
+    return read(args.collection, base)
+
+
+def say_suggested(found) -> None:
+    """Which settings a run starts from, and any problem of the collection's file."""
     if found.problem:
         print(f"warning: {found.problem}", file=sys.stderr)
     given = ", ".join(f"{k} {v}" for k, v in found.values.items())
     print(f"settings: {found.source}" + (f" ({given})" if given else "") +
           ", then the options given here", file=sys.stderr)
-    return found
 
 
 def _settings(args):
@@ -114,7 +117,8 @@ def _settings(args):
     suggested settings or the paper's defaults; then every option given on the command line."""
     from expert_gui.core.train.trainer import checkpoint_settings
 
-    train, text = checkpoint_settings(args.out) if args.resume else (suggested(args).settings,
+    found = None if args.resume else suggested(args)
+    train, text = checkpoint_settings(args.out) if args.resume else (found.settings,
                                                                      TextSettings())
     given = {k: getattr(args, k) for k in (*TRAIN_OPTIONS, "optimizer", "overlapping",
                                            "early_stopping", "device", "mixed_precision",
@@ -128,7 +132,7 @@ def _settings(args):
         from expert_gui.core.errors import TrainingError
 
         raise TrainingError(str(exc)) from exc
-    return train, text
+    return train, text, found
 
 
 def run(args) -> int:
@@ -142,8 +146,10 @@ def run(args) -> int:
     from expert_gui.core.train.embeddings import load_word_vectors
     from expert_gui.core.train.net import select_device
 
-    settings, text = _settings(args)
+    settings, text, found = _settings(args)
     check_model_folder(args.out)  # before the collection loads: a bad --out is told at once
+    if found is not None:
+        say_suggested(found)
     collection = load_collection(args.collection, format=args.format,
                                  associations=args.associations, people=args.people,
                                  settings=text, columns=table_columns(args),
