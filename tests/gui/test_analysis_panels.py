@@ -156,6 +156,32 @@ def test_judgments_matching_no_topic_or_person_are_refused_and_say_so(qtbot, sta
     assert "is a person of the collection" in label.toolTip()
 
 
+def test_evaluation_within_the_people_chosen(qtbot, state, collection):
+    from expert_gui.core.evaluation.evaluate import evaluate
+    from expert_gui.core.evaluation.qrels import relevant, restrict
+    from expert_gui.core.rankers.candidates import Restricted
+    from expert_gui.gui.panels.comparison import evaluate_methods
+
+    first = sorted(state.qrels)[0]
+    people = sorted(relevant(state.qrels, first))[:1] + [
+        p for p in state.model.person_ids if p not in relevant(state.qrels, first)][:2]
+    ev = evaluate_methods(state.model, collection, dict(state.topics), state.qrels,
+                          people=people)
+    kept, _ = restrict(state.qrels, people)
+    judged = [t for t in state.topics if t in kept]
+    assert ev.people == 3 and ev.n_topics == len(judged) < 6
+    ranker = Restricted(make_ranker("loglinear", model=state.model), people)
+    want, rankings = evaluate(ranker, dict(state.topics), kept, judged)
+    assert ev.table2.means["loglinear"]["AP"] == pytest.approx(want.mean("AP"))
+    assert all({p for p, _ in r.top()} <= set(people) for r in rankings.values())
+    panel = ComparisonPanel(state)
+    qtbot.addWidget(panel)
+    state.set_people(people)
+    panel.evaluate()
+    qtbot.waitUntil(lambda: panel.evaluation is not None, timeout=120_000)
+    assert "within the 3 people chosen in the Query panel" in panel.eval_label.text()
+
+
 def test_tsne_map_places_every_drawn_word(model):
     word_map = project_words(model.word_embeddings, "t-SNE", n_words=20)
     assert word_map.xy.shape == (len(word_map.word_ids), 2)

@@ -31,7 +31,7 @@ from expert_gui.core.evaluation.analysis import APDifference, ap_difference
 from expert_gui.core.evaluation.calibration import held_out_measures, index_for
 from expert_gui.core.evaluation.evaluate import Stopped, evaluate
 from expert_gui.core.evaluation.measures import LABELS, evaluated_topics
-from expert_gui.core.evaluation.qrels import check_coverage
+from expert_gui.core.evaluation.qrels import check_coverage, restrict
 from expert_gui.core.evaluation.tables import (
     TABLE2_METHODS,
     TABLE4_METHODS,
@@ -39,6 +39,7 @@ from expert_gui.core.evaluation.tables import (
     build_table,
     label,
 )
+from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
@@ -64,15 +65,21 @@ class Evaluation:
     """Tables 2 and 4 and Figure 5 for the loaded topics."""
 
     n_topics: int
+    people: int  # the people ranked and judged within (0: everybody)
     table2: Table
     table4: Table
     difference: APDifference
 
 
 def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
-                     progress=None, should_stop=None) -> Evaluation:
-    """Rank and score every topic with every method of Tables 2 and 4 (runs in a worker)."""
-    check_coverage(qrels, queries, model.person_ids)
+                     people: list[str] | None = None, progress=None,
+                     should_stop=None) -> Evaluation:
+    """Rank and score every topic with every method of Tables 2 and 4 (runs in a worker);
+    with `people`, only they are ranked and judged, and the topics none of whose relevant
+    people is among them are left out."""
+    if people:
+        qrels, _ = restrict(qrels, people)
+    check_coverage(qrels, queries, people or model.person_ids)
     topics = evaluated_topics(qrels, list(queries))
     collection = index_for(model, collection)
     per_topic = {}
@@ -80,6 +87,8 @@ def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
         if progress is not None:
             progress((i, len(EVALUATED), label(method)))
         ranker = make_ranker(method, model=model, collection=collection)
+        if people:
+            ranker = Restricted(ranker, people)
         per_topic[method], _ = evaluate(ranker, queries, qrels, topics, should_stop=should_stop)
     if progress is not None:
         progress((len(EVALUATED), len(EVALUATED), "significance tests"))
@@ -87,7 +96,7 @@ def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
     table4 = build_table("Table 4", per_topic, TABLE4_METHODS, "ensemble")
     difference = ap_difference(topics, per_topic["loglinear"].values["AP"],
                                per_topic["model2-jm"].values["AP"])
-    return Evaluation(len(topics), table2, table4, difference)
+    return Evaluation(len(topics), len(people or ()), table2, table4, difference)
 
 
 def build_model2(collection, method: str):
@@ -209,6 +218,7 @@ class ComparisonPanel(QWidget):
         state.model_changed.connect(lambda _: self._reset())
         state.model_changed.connect(self._show_calibration)
         state.topics_changed.connect(self._reset)
+        state.people_changed.connect(self._reset)
         state.ranked.connect(self.compare)
         self._reset()
         self._show_calibration(state.model)
@@ -365,7 +375,7 @@ class ComparisonPanel(QWidget):
         self.progress.setValue(0)
         self.eval_label.setText("Evaluating…")
         s.runner.start("evaluation", evaluate_methods, s.model, s.collection, dict(s.topics),
-                       s.qrels, on_progress=self._on_progress, on_success=self.show_evaluation,
+                       s.qrels, people=list(s.people), on_progress=self._on_progress, on_success=self.show_evaluation,
                        on_failure=self._failed)
 
     def _on_progress(self, events: list) -> None:
@@ -390,8 +400,10 @@ class ComparisonPanel(QWidget):
         set_placeholder(self.diff_plot, None)
         self.diff_bars.setOpts(x=np.arange(len(d.difference)), height=d.difference,
                                brushes=colours, pens=[pg.mkPen(None)] * len(colours))
+        within = (f" within the {evaluation.people:,} people chosen in the Query panel"
+                  if evaluation.people else "")
         self.eval_label.setText(
-            f"{evaluation.n_topics} judged topics. Marks: *** p < 0.01, ** p < 0.05, * p < 0.1 "
+            f"{evaluation.n_topics} judged topics{within}. Marks: *** p < 0.01, ** p < 0.05, * p < 0.1 "
             "(paired randomization test, Benjamini-Hochberg adjusted) against the reference row; "
             f"best in bold. Log-linear beats Model 2 (jm) on {d.wins} topics, loses on "
             f"{d.losses}, ties on {d.ties}.")

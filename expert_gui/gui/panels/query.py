@@ -103,7 +103,6 @@ class QueryPanel(QWidget):
         self.loglinear_ranking = None  # of the current query, always: P(c|q) and the entropy
         self.ranking = None  # of the current query by the chosen method
         self.ranked_by = ""  # the method that made `ranking` (the log-linear one until ready)
-        self.people: list[str] = []  # rank only these person ids (empty: everybody)
         self._documents = []
 
         self.method_combo = QComboBox()
@@ -203,6 +202,7 @@ class QueryPanel(QWidget):
         state.model_changed.connect(self._model_changed)
         state.collection_changed.connect(self._collection_changed)
         state.query_requested.connect(self.set_query)
+        state.people_changed.connect(self._people_changed)
         self._model_changed(state.model)
 
     # -- model and query --------------------------------------------------------------------------
@@ -212,9 +212,11 @@ class QueryPanel(QWidget):
         enabled = model is not None
         for w in (self.query_edit, self.search_button, self.depth_spin, self.people_button):
             w.setEnabled(enabled)
-        if model is not None and self.people:  # keep the people this model knows
+        if model is not None and self.state.people:  # keep the people this model knows
             known = set(model.person_ids)
-            self.set_people([p for p in self.people if p in known], rerank=False)
+            kept = [p for p in self.state.people if p in known]
+            if kept != self.state.people:
+                self.state.set_people(kept)
         self.export_button.setEnabled(False)
         self.ranking = self.loglinear_ranking = None
         self._clear_results()
@@ -306,16 +308,19 @@ class QueryPanel(QWidget):
         if model is None:
             return
         dialog = PeopleFilterDialog(list(model.person_ids), list(model.person_names),
-                                    self.people, self)
+                                    self.state.people, self)
         if dialog.exec():
             self.set_people(dialog.chosen)
 
-    def set_people(self, person_ids: list[str], *, rerank: bool = True) -> None:
-        """Rank only these people (none: everybody)."""
-        self.people = list(person_ids)
-        n = len(self.people)
+    def set_people(self, person_ids: list[str]) -> None:
+        """Rank only these people (none: everybody); the comparison panel evaluates within them
+        too."""
+        self.state.set_people(person_ids)
+
+    def _people_changed(self) -> None:
+        n = len(self.state.people)
         self.people_button.setText(f"People: {n:,} chosen" if n else "People: everybody")
-        if rerank and self.query_edit.text().strip():
+        if self.ranker is not None and self.query_edit.text().strip():
             self.run_query()
 
     def _build_method_ranker(self) -> None:
@@ -356,9 +361,10 @@ class QueryPanel(QWidget):
         ranker, self.ranked_by = self.ranker, "loglinear"
         if self.method_ranker is not None:
             ranker, self.ranked_by = self.method_ranker, self.method()
-        if self.people:
-            ranker = Restricted(ranker, self.people)
-        ranking = ranker.rank(text) if self.people or ranker is not self.ranker else \
+        people = self.state.people
+        if people:
+            ranker = Restricted(ranker, people)
+        ranking = ranker.rank(text) if people or ranker is not self.ranker else \
             self.loglinear_ranking
         self.ranking = ranking
         self._show_words(ranking)
