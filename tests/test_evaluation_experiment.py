@@ -103,6 +103,28 @@ def test_cli_reuses_a_model(experiment, tmp_path, capsys):
     assert (target / "table4.md").exists() and (target / "report.md").exists()
 
 
+def test_experiment_within_candidates_ranks_and_measures_only_them(experiment, tmp_path):
+    folder, out, _, _ = experiment
+    people = tmp_path / "pool.txt"
+    people.write_text("alice\nbob\nfrank\n", encoding="utf-8")
+    target = tmp_path / "within"
+    assert main(["experiment", str(folder), "--topics", str(folder / "topics.tsv"),
+                 "--qrels", str(folder / "qrels.txt"), "--out", str(target),
+                 "--model", str(out / "model"), "--permutations", "200",
+                 "--methods", "auto,loglinear,model2-jm,ensemble",
+                 "--candidates", str(people)]) == 0
+    for method in ("auto", "loglinear"):
+        run = read_run(target / "runs" / f"{method}.run")
+        assert all(set(ranked) <= {"alice", "bob", "frank"} for ranked in run.values())
+    rows = list(csv.DictReader((target / "per_topic.csv").open()))
+    # T3, T4, T5 judge only carol, dave, erin relevant: left out; T8 keeps bob
+    assert {r["topic_id"] for r in rows} == {"T1", "T2", "T6", "T7", "T8"}
+    report = (target / "report.md").read_text()
+    assert "candidates: `" in report and "3 people; only they are ranked" in report
+    assert "(3 topics left out" in report and "## Scores across topics" in report
+    assert "- auto: " in report
+
+
 def test_stop_keeps_what_was_finished(tmp_path, fixtures):
     folder = fixtures / "evaluation"
     result = run_experiment(folder, folder / "topics.tsv", folder / "qrels.txt", tmp_path,

@@ -57,6 +57,12 @@ def test_heldout_command_ranks_every_method_on_the_held_out_documents(tmp_path, 
     assert lines[-1] == f"auto: {calibration['fusion']['label']}"
     assert data["auto"]["label"] == calibration["fusion"]["label"]
     assert data["auto"]["decision"] == calibration["fusion"]["decision"]
+    pool = tmp_path / "pool.txt"
+    pool.write_text("ann\nbob\n", encoding="utf-8")
+    assert main(["heldout", str(out), "--methods", "loglinear", "--json",
+                 "--candidates", str(pool)]) == 0
+    within = json.loads(capsys.readouterr().out)
+    assert within["candidates"] == 2 and 0 < within["held_out_documents"] < 13
 
 
 def test_heldout_needs_held_out_documents(tmp_path, capsys):

@@ -19,7 +19,6 @@ from expert_gui.core.evaluation.measures import (
     LABELS,
     LOWER_IS_BETTER,
     MEASURES,
-    MORE_MEASURES,
     PerTopic,
 )
 from expert_gui.core.evaluation.significance import (
@@ -34,7 +33,6 @@ TABLE2_METHODS = ("lsi", "tfidf", "model1-d", "model1-d-doc", "model1-jm", "mode
                   "model2-jm", "loglinear", "auto")
 TABLE4_METHODS = ("model2-jm", "loglinear", "ensemble")
 MORE_METHODS = (*TABLE2_METHODS, "ensemble")
-TABLE_MEASURES = {"table2": MEASURES, "table4": MEASURES, "measures": MORE_MEASURES}
 DIGITS = 3
 
 

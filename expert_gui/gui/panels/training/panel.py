@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.errors import ModelFileError
 from expert_gui.core.paths import models_dir
+from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.store.model_folders import (
     DAMAGED,
     INTERRUPTED,
@@ -445,6 +446,8 @@ class TrainingPanel(QWidget):
                      ", not to the collection now open")
             self.state.message.emit("Training done; the model belongs to another collection")
         self._finished_text = done + "."
+        if model.calibration:  # what the held-out documents decided, as `expert-gui train` says
+            self._finished_text += f"<br>Auto: {html.escape(auto_label(model.calibration))}."
         self.refresh_models()
 
     def _on_failed(self, exc: BaseException, details: str) -> None:
