@@ -17,7 +17,7 @@ def add_ranker_options(p) -> None:
     """Options every ranking command takes."""
     p.add_argument("model_dir", metavar="MODEL_DIR", help="a trained model folder")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="ranker (default: auto, the fusion calibrated on the model's held-out "
+                   help="ranker (default: auto, the fusion chosen on the model's held-out "
                         "documents); all but loglinear also use the model's collection")
     p.add_argument("--collection", metavar="PATH",
                    help="collection for the baselines (default: the one the model was trained on)")

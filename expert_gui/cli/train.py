@@ -64,7 +64,8 @@ def register(sub):
                    metavar="FRACTION",
                    help="share of the documents with people held out of training and used as "
                         "queries, at least 50 and at most 1000 (default 0.02; 0: none, and 'auto' "
-                        "then weighs its members equally); --resume needs the same value")
+                        "is then the log-linear model and Model 2 (jm) with equal weights, "
+                        "uncalibrated); --resume needs the same value")
     p.add_argument("--device", choices=DEVICES, default=None,
                    help="default auto: cuda, else mps, else cpu")
     p.add_argument("--mixed-precision", action="store_true", default=None,

@@ -2,7 +2,7 @@
 
 "loglinear" needs a trained model; the baselines need the collection; "ensemble" (Eq. 5: Model 2
 with Jelinek-Mercer smoothing and the log-linear model, by default) and "auto" (the fusion
-calibrated on the model's held-out documents, rankers/fusion.py) need both. For a model trained
+chosen on the model's held-out documents, rankers/fusion.py) need both. For a model trained
 with held-out documents, the collection is `calibration.index_for(model, collection)`. The
 rankers' modules (scipy, scikit-learn) are imported when one is made, so the names below cost
 nothing to import.
