@@ -439,15 +439,15 @@ class TrainingPanel(QWidget):
                 if stopped else "Trained; saved in ") + html.escape(str(folder))
         if self.state.fits(model):
             self.state.set_model(model, folder)
+            # what the held-out documents decided for auto, as `expert-gui train` says it
+            auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
             self.state.message.emit("Training stopped, partial model kept" if stopped
-                                    else "Training done")
+                                    else f"Training done{auto}")
         else:  # another collection was opened meanwhile: the model waits in the list
             done += (f". Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
                      ", not to the collection now open")
             self.state.message.emit("Training done; the model belongs to another collection")
         self._finished_text = done + "."
-        if model.calibration:  # what the held-out documents decided, as `expert-gui train` says
-            self._finished_text += f"<br>Auto: {html.escape(auto_label(model.calibration))}."
         self.refresh_models()
 
     def _on_failed(self, exc: BaseException, details: str) -> None:
