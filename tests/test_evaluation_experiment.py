@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from expert_gui.cli import main
-from expert_gui.core.errors import TopicsError
+from expert_gui.core.errors import QueryError, TopicsError
 from expert_gui.core.evaluation.experiment import run_experiment
 from expert_gui.core.evaluation.measures import MEASURES
 from expert_gui.core.evaluation.results import STAGES, ExperimentSettings
@@ -123,6 +123,22 @@ def test_experiment_within_candidates_ranks_and_measures_only_them(experiment, t
     assert "candidates: `" in report and "3 people; only they are ranked" in report
     assert "(3 topics left out" in report and "## Scores across topics" in report
     assert "- auto: " in report
+
+
+def test_judgments_of_other_topics_or_people_are_refused(tmp_path, fixtures, capsys):
+    folder = fixtures / "evaluation"
+    other_topics = tmp_path / "other.txt"
+    other_topics.write_text("q1 0 alice 1\nq2 0 bob 1\n")
+    assert main(["experiment", str(folder), "--topics", str(folder / "topics.tsv"),
+                 "--qrels", str(other_topics), "--out", str(tmp_path / "a")]) == 2
+    assert "none of the 2 topic ids of the qrels is among the 8 topics" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "a").exists()  # refused before anything was written
+    strangers = tmp_path / "strangers.txt"
+    strangers.write_text("T1 0 zed 1\nT2 0 yan 1\n")
+    with pytest.raises(QueryError, match="none of the 2 people the qrels judge relevant"):
+        run_experiment(folder, folder / "topics.tsv", strangers, tmp_path / "b",
+                       settings=SETTINGS)
 
 
 def test_stop_keeps_what_was_finished(tmp_path, fixtures):
