@@ -16,8 +16,11 @@ from expert_gui.core.evaluation.calibration import (
     trained_on,
 )
 from expert_gui.core.evaluation.evaluate import evaluate
+from expert_gui.core.evaluation.fusion_choice import RULE
 from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
+from expert_gui.core.rankers.fusion import describe_auto
 from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.names import METHODS
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.store.storage import load_model
 from expert_gui.core.train.settings import TrainSettings
@@ -48,20 +51,46 @@ def test_held_out_map_is_the_log_linear_rankers_map(split, trained):
     assert [h["held_out_map"] for h in model.history][-1] == pytest.approx(per_topic.mean("AP"))
 
 
-def test_calibration_is_saved_and_auto_is_never_below_its_members(split, trained):
+def test_calibration_is_saved_with_its_decision_and_every_methods_measures(split, trained):
     model, out = trained
     saved = load_model(out).calibration
     assert saved == model.calibration
     assert saved["held_out"]["documents"] == split.doc_ids
-    assert saved["fusion"]["members"] == list(MEMBERS)
-    assert sum(saved["fusion"]["weights"]) == pytest.approx(1.0)
+    fusion = saved["fusion"]
+    assert fusion["members"] == list(MEMBERS) and fusion["rule"] == RULE
+    assert sum(fusion["weights"]) == pytest.approx(1.0)
+    assert fusion["decision"] in ("anchor", "calibrated")
+    if fusion["decision"] == "anchor":
+        assert fusion["weights"] == fusion["anchor_weights"]
+    assert fusion["label"] == describe_auto(fusion, len(split.doc_ids))
     measures = saved["measures"]
-    assert set(measures) == {*MEMBERS, "auto"}
-    assert measures["auto"]["AP"] >= max(measures[m]["AP"] for m in MEMBERS) - 1e-12
-    for method, per_topic in held_out_measures(model, split.collection,
-                                               (*MEMBERS, "auto")).items():
-        assert per_topic.mean("AP") == pytest.approx(measures[method]["AP"])
-        assert per_topic.mean("RR") == pytest.approx(measures[method]["RR"])
+    assert list(measures) == list(METHODS)
+    if fusion["decision"] == "anchor":  # auto is its anchor, measured as the anchor was
+        assert measures["auto"]["AP"] == pytest.approx(fusion["cv"]["anchor_map"])
+    for method, per_topic in held_out_measures(model, split.collection, METHODS).items():
+        assert per_topic.mean("AP") == pytest.approx(measures[method]["AP"]), method
+        assert per_topic.mean("RR") == pytest.approx(measures[method]["RR"]), method
+
+
+def test_every_method_has_a_fit_of_p_expert_and_its_rankings_carry_it(split, trained):
+    model, _ = trained
+    fits = model.calibration["probability"]
+    assert list(fits) == list(METHODS)
+    index = index_for(model, split.collection)
+    for method in METHODS:
+        ranker = make_ranker(method, model=model, collection=index)
+        full = ranker.rank("ring queue")
+        if full.no_known_words:
+            continue
+        z = (full.scores - full.scores.mean()) / full.scores.std()
+        want = 1 / (1 + np.exp(-(fits[method]["slope"] * z + fits[method]["intercept"])))
+        np.testing.assert_allclose(full.p_expert, want, rtol=1e-9)
+        assert fits[method]["slope"] > 0, method  # higher scores, likelier experts
+        top = ranker.rank("ring queue", depth=3)
+        np.testing.assert_allclose(top.p_expert, full.p_expert[:3])
+        assert top.extra["p_expert"] == fits[method]
+    plain = make_ranker("loglinear", model=model, aggregation="mean")
+    assert plain.rank("ring queue").p_expert is None  # fitted with the paper's sum only
 
 
 def test_held_out_measures_use_rankers_already_built_instead_of_building_them(
@@ -121,7 +150,8 @@ def test_calibrate_reports_progress(split, trained):
     model, _ = trained
     events = []
     calibrate(model, split, progress=events.append)
-    assert events[-1] == (len(split.documents), len(split.documents))
+    n_others = len(METHODS) - len(MEMBERS) - 1  # ranked again for their own measures and fits
+    assert events[-1] == (len(split.documents) * (1 + n_others),) * 2
     assert np.diff([e[0] for e in events]).min() == 1
 
 

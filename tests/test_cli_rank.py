@@ -3,6 +3,7 @@
 import json
 import os
 
+import numpy as np
 import pytest
 from rankers_helpers import TINY, random_model, tiny_collection
 
@@ -62,11 +63,85 @@ def test_query_answers_with_auto_by_default(model, collection, model_dir, capsys
     assert main(["query", str(model_dir), "Ring buffer", "-k", "3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     expected = make_ranker("auto", model=model, collection=collection).rank("Ring buffer", 3)
-    assert out["method"] == "auto" and out["fusion"]["calibrated"] is False
+    assert out["method"] == "auto" and out["auto"]["decision"] == "uncalibrated"
+    assert out["auto"]["label"] == expected.extra["label"] and out["auto"]["weights"] == [
+        0.5, 0.5, 0.0]
+    assert out["score"] == "weighted sum of z-scores" and out["p_expert"] is None
     assert [r["person_id"] for r in out["results"]] == [p for p, _ in expected.top()]
     assert main(["query", str(model_dir), "Ring buffer"]) == 0
-    assert "auto = Log-linear 0.33, Model 2 (jm) 0.33, Model 1 (d) 0.33 (equal weights" in \
-        capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert ("auto: Log-linear + Model 2 (jm), equal weights — not calibrated (no held-out "
+            "documents)") in printed and "no P(expert)" in printed
+
+
+def with_fits(model, tmp_path):
+    """The model with a calibration holding P(expert) fits (as training on held-out documents
+    would give it), saved."""
+    from expert_gui.core.store.storage import save_model
+
+    model.calibration = {
+        "held_out": {"fraction": 0.02, "minimum": 1, "maximum": 10, "seed": 0,
+                     "documents": []},
+        "fusion": {"members": ["loglinear", "model2-jm", "model1-d"],
+                   "weights": [0.5, 0.5, 0.0], "normalisation": "z-score"},
+        "measures": {},
+        "probability": {m: {"slope": 1.0 + i / 10, "intercept": -2.0, "queries": 5}
+                        for i, m in enumerate(METHODS)}}
+    try:
+        save_model(model, tmp_path / "fitted")
+    finally:
+        model.calibration = None
+    return tmp_path / "fitted"
+
+
+def test_query_gives_p_expert_and_names_each_number(model, tmp_path, capsys):
+    folder = with_fits(model, tmp_path)
+    assert main(["query", str(folder), "Ring buffer", "-k", "3", "--json",
+                 "--method", "model2-jm"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["score"] == "log P(q|c)" and out["p_expert"]["slope"] == 1.5
+    full = make_ranker("model2-jm", collection=tiny_collection()).rank("Ring buffer")
+    z = (full.scores - full.scores.mean()) / full.scores.std()
+    want = 1 / (1 + np.exp(-(1.5 * z - 2.0)))
+    assert [r["p_expert"] for r in out["results"]] == pytest.approx(want[:3].tolist())
+    assert main(["query", str(folder), "Ring buffer", "--method", "model2-jm"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "log P(q|c)" in header and "P(expert)" in header
+
+
+def test_query_and_rank_within_candidates(model, collection, model_dir, topics, tmp_path,
+                                          capsys):
+    people = tmp_path / "people.txt"
+    chosen = collection.person_ids[1:4]
+    people.write_text(f"{chosen[0]}\n# a comment\n\n{collection.person_names[2]}\n"
+                      f"{chosen[2]}\n", encoding="utf-8")
+    assert main(["query", str(model_dir), "Ring buffer", "--json", "--method", "loglinear",
+                 "--candidates", str(people)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    full = make_ranker("loglinear", model=model).rank("Ring buffer")
+    assert [r["person_id"] for r in out["results"]] == [
+        p for p, _ in full.top() if p in chosen]
+    assert out["candidates"] == 3
+    run = tmp_path / "within.run"
+    assert main(["rank", str(model_dir), "--topics", str(topics), "--run", str(run),
+                 "--candidates", str(people)]) == 0
+    assert all(set(ranked) <= set(chosen) for ranked in read_run(run).values())
+    people.write_text("nobody-at-all\n", encoding="utf-8")
+    assert main(["query", str(model_dir), "ring", "--candidates", str(people)]) == 2
+    assert f"{people}:1" in capsys.readouterr().err
+
+
+def test_rank_writes_p_expert_as_a_seventh_column(model, topics, tmp_path, model_dir):
+    folder = with_fits(model, tmp_path)
+    run = tmp_path / "p.run"
+    assert main(["rank", str(folder), "--topics", str(topics), "--run", str(run),
+                 "--method", "tfidf", "--p-expert", "--depth", "2"]) == 0
+    lines = run.read_text().splitlines()
+    assert all(len(line.split()) == 7 for line in lines)
+    assert 0 < float(lines[0].split()[6]) < 1
+    assert list(read_run(run)) == ["T1", "T2"]
+    assert main(["rank", str(model_dir), "--topics", str(topics), "--run", str(run),
+                 "--p-expert"]) == 2  # a model without fits says so
 
 
 def test_query_table_with_explanations(model_dir, capsys):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from expert_gui.cli import main
-from expert_gui.core.errors import TopicsError
+from expert_gui.core.errors import QueryError, TopicsError
 from expert_gui.core.evaluation.experiment import run_experiment
 from expert_gui.core.evaluation.measures import MEASURES
 from expert_gui.core.evaluation.results import STAGES, ExperimentSettings
@@ -101,6 +101,44 @@ def test_cli_reuses_a_model(experiment, tmp_path, capsys):
     assert (target / "runs" / "loglinear.run").read_text() == \
         (out / "runs" / "loglinear.run").read_text()
     assert (target / "table4.md").exists() and (target / "report.md").exists()
+
+
+def test_experiment_within_candidates_ranks_and_measures_only_them(experiment, tmp_path):
+    folder, out, _, _ = experiment
+    people = tmp_path / "pool.txt"
+    people.write_text("alice\nbob\nfrank\n", encoding="utf-8")
+    target = tmp_path / "within"
+    assert main(["experiment", str(folder), "--topics", str(folder / "topics.tsv"),
+                 "--qrels", str(folder / "qrels.txt"), "--out", str(target),
+                 "--model", str(out / "model"), "--permutations", "200",
+                 "--methods", "auto,loglinear,model2-jm,ensemble",
+                 "--candidates", str(people)]) == 0
+    for method in ("auto", "loglinear"):
+        run = read_run(target / "runs" / f"{method}.run")
+        assert all(set(ranked) <= {"alice", "bob", "frank"} for ranked in run.values())
+    rows = list(csv.DictReader((target / "per_topic.csv").open()))
+    # T3, T4, T5 judge only carol, dave, erin relevant: left out; T8 keeps bob
+    assert {r["topic_id"] for r in rows} == {"T1", "T2", "T6", "T7", "T8"}
+    report = (target / "report.md").read_text()
+    assert "candidates: `" in report and "3 people; only they are ranked" in report
+    assert "(3 topics left out" in report and "## Scores across topics" in report
+    assert "- auto: " in report
+
+
+def test_judgments_of_other_topics_or_people_are_refused(tmp_path, fixtures, capsys):
+    folder = fixtures / "evaluation"
+    other_topics = tmp_path / "other.txt"
+    other_topics.write_text("q1 0 alice 1\nq2 0 bob 1\n")
+    assert main(["experiment", str(folder), "--topics", str(folder / "topics.tsv"),
+                 "--qrels", str(other_topics), "--out", str(tmp_path / "a")]) == 2
+    assert "none of the 2 topic ids of the qrels is among the 8 topics" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "a").exists()  # refused before anything was written
+    strangers = tmp_path / "strangers.txt"
+    strangers.write_text("T1 0 zed 1\nT2 0 yan 1\n")
+    with pytest.raises(QueryError, match="none of the 2 people the qrels judge relevant"):
+        run_experiment(folder, folder / "topics.tsv", strangers, tmp_path / "b",
+                       settings=SETTINGS)
 
 
 def test_stop_keeps_what_was_finished(tmp_path, fixtures):

@@ -3,10 +3,24 @@
 import numpy as np
 import pytest
 
-from expert_gui.core.errors import TopicsError
-from expert_gui.core.evaluation.measures import MEASURES, evaluated_topics, measure_run
-from expert_gui.core.evaluation.qrels import read_qrels, relevant
+from expert_gui.core.errors import QueryError, TopicsError
+from expert_gui.core.evaluation.evaluate import evaluate
+from expert_gui.core.evaluation.measures import (
+    ALL_MEASURES,
+    MEASURES,
+    evaluated_topics,
+    measure_run,
+    ranking_measures,
+)
+from expert_gui.core.evaluation.qrels import (
+    check_coverage,
+    coverage,
+    read_qrels,
+    relevant,
+    restrict,
+)
 from expert_gui.core.evaluation.runs import read_run, run_from_rankings, write_run
+from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.ranking import Ranking
 
 PEOPLE = ["a", "b", "c", "d", "e", "f"]
@@ -106,3 +120,62 @@ def test_only_queried_judged_topics_are_evaluated():
     assert evaluated_topics(qrels, ["T2", "T1", "T5"]) == ("T2", "T1")
     with pytest.raises(ValueError):
         measure_run(qrels, {}, ["T5"])
+
+
+def test_auc_and_first_relevant_rank_by_hand():
+    # people a..f; T1 relevant a and c. Ranking d(5) a(4) b(3) c(2) e(2) f(1):
+    # pairs (relevant, not): a above b, e, f and below d -> 3; c above f, tied with e, below
+    # d and b -> 1.5; AUC = 4.5 / (2 * 4). First relevant: a at rank 2.
+    qrels = {"T1": {"a": 1, "b": 0, "c": 2}, "T2": {"b": 1, "zed": 1}, "T3": {"f": 1}}
+    full = {"T1": _ranking([3, 0, 1, 2, 4, 5], [5, 4, 3, 2, 2, 1]),
+            # T2: b first of six; zed is no candidate: ranked below everybody
+            "T2": _ranking([1, 0, 2, 3, 4, 5], [6, 5, 4, 3, 2, 1]),
+            "T3": _ranking([], [], known=())}  # nobody ranked: all six tied
+    got = ranking_measures(full, qrels, ["T1", "T2", "T3"])
+    np.testing.assert_allclose(got["AUC"], [4.5 / 8, 5 / 10, 0.5])
+    np.testing.assert_allclose(got["FirstRel"], [2, 1, (6 + 1) / (1 + 1)])
+
+
+def test_auc_and_first_rank_within_candidates():
+    ranking = _ranking([3, 0, 1, 2, 4, 5], [5, 4, 3, 2, 2, 1])
+    within = Restricted(StaticRanker(ranking), ["a", "b", "c"]).rank("q")
+    assert within.n_candidates == 3 and [PEOPLE[p] for p in within.people] == ["a", "b", "c"]
+    got = ranking_measures({"T1": within}, {"T1": {"a": 1, "c": 1}}, ["T1"])
+    # a above b, c below b: one of two pairs; a is first of the three
+    assert got["AUC"].tolist() == [0.5] and got["FirstRel"].tolist() == [1]
+
+
+class StaticRanker:
+    name = "static"
+    person_ids = PEOPLE
+
+    def __init__(self, ranking):
+        self.ranking = ranking
+
+    def rank(self, query, depth=None):
+        return self.ranking.cut(depth)
+
+
+def test_evaluate_gives_every_measure_and_cuts_rankings_at_depth():
+    ranking = _ranking([3, 0, 1, 2, 4, 5], [5, 4, 3, 2, 2, 1])
+    seen = []
+    per_topic, rankings = evaluate(StaticRanker(ranking), {"T1": "q"}, {"T1": {"a": 1}},
+                                   ["T1"], depth=3, on_ranking=lambda t, r: seen.append(len(r)))
+    assert list(per_topic.values) == list(ALL_MEASURES)
+    assert len(rankings["T1"]) == 3 and seen == [6]  # measured on the whole ranking
+    assert per_topic.values["AUC"][0] == pytest.approx(4 / 5)
+    assert per_topic.values["P@20"][0] == pytest.approx(1 / 20)
+    assert per_topic.sd("AP") == 0.0
+
+
+def test_restricted_judgments_and_coverage():
+    qrels = {"T1": {"a": 1, "b": 1, "c": 0}, "T2": {"d": 1}, "T9": {"a": 1}}
+    kept, dropped = restrict(qrels, ["a", "c"])
+    assert kept == {"T1": {"a": 1, "c": 0}, "T9": {"a": 1}} and dropped == ["T2"]
+    found = coverage(qrels, ["T1", "T2", "T3"], ["a", "b", "x"])
+    assert (found.topics, found.judged, found.matched, found.relevant, found.known) == (
+        3, 3, 2, 3, 2)
+    assert found.problem() == ""
+    assert "none of the 3 topic ids" in coverage(qrels, ["q1"], ["a"]).problem()
+    with pytest.raises(QueryError, match="none of the 3 people the qrels judge relevant"):
+        check_coverage(qrels, ["T1", "T2"], ["p1", "p2"])

@@ -106,11 +106,22 @@ def test_table_marks_and_bold():
     assert table.mark("loglinear", "AP") == ""
     assert table.best("AP") == {"loglinear"}
     md = to_markdown(table)
-    assert "| LSI |" in md and r"\*\*\*" in md and f"**{good.mean():.3f}**" in md
+    sd = good.std(ddof=1)
+    assert "| LSI |" in md and r"\*\*\*" in md and f"**{good.mean():.3f} ± {sd:.3f}**" in md
     rows = list(csv.DictReader(io.StringIO(to_csv(table))))
     assert [r["method"] for r in rows] == ["lsi", "model2-jm", "loglinear"]
     assert float(rows[2]["AP"]) == pytest.approx(good.mean(), abs=1e-6)
+    assert float(rows[2]["AP sd"]) == pytest.approx(sd, abs=1e-6)
     assert rows[2]["AP p"] == "" and float(rows[0]["AP p"]) < 0.01
     tex = to_latex(table)
     assert tex.startswith(r"\begin{tabular}") and "^{***}" in tex and r"\textbf{" in tex
-    assert tex.count(r"\\") == 4
+    assert tex.count(r"\\") == 4 and rf"_{{\pm {sd:.3f}}}" in tex
+
+
+def test_the_best_first_relevant_rank_is_the_lowest():
+    per_topic = {m: PerTopic(("a", "b"), {"FirstRel": np.array(v, dtype=float)})
+                 for m, v in (("loglinear", [1, 3]), ("model2-jm", [2, 5]))}
+    table = build_table("t", per_topic, ("model2-jm", "loglinear"), "loglinear",
+                        measures=("FirstRel",), n_permutations=100)
+    assert table.best("FirstRel") == {"loglinear"}
+    assert "**2.0 ± 1.4**" in to_markdown(table)

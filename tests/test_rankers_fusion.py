@@ -11,7 +11,7 @@ from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.fusion import (
     FusionRanker,
     average_precisions,
-    choose_weights,
+    describe_auto,
     simplex_grid,
     zscores,
 )
@@ -58,26 +58,6 @@ def test_average_precision_agrees_with_ir_measures():
         assert ap == pytest.approx(want, abs=1e-12)
 
 
-def test_choose_weights_is_never_below_its_best_member():
-    rng = np.random.default_rng(1)
-    zs, rel = [], []
-    for _ in range(30):
-        truth = rng.choice(25, size=2, replace=False)
-        z = rng.normal(size=(3, 25))
-        z[1, truth] += 1.5  # member 1 is the best alone
-        z[2, truth] += rng.normal(1.0, 1.0)
-        zs.append(z)
-        rel.append(truth)
-    weights, maps = choose_weights(zs, rel)
-    grid = simplex_grid(3)
-    corners = [maps[np.flatnonzero((grid == np.eye(3)[k]).all(axis=1))[0]] for k in range(3)]
-    assert maps.max() >= max(corners)
-    assert weights.sum() == pytest.approx(1.0)
-    perfect = [np.vstack([np.eye(25)[r].sum(axis=0) * 5, z[1:]]) for z, r in zip(zs, rel, strict=True)]
-    best, _ = choose_weights(perfect, rel)
-    assert best.tolist() == [1.0, 0.0, 0.0]  # a perfect member alone; ties go to the corner
-
-
 @pytest.fixture(scope="module")
 def tiny():
     c = tiny_collection()
@@ -109,17 +89,44 @@ def test_fused_scores_are_the_weighted_zscores(tiny):
     assert FusionRanker(members, weights).rank("zebra").no_known_words
 
 
-def test_auto_without_calibration_weighs_members_equally(tiny):
+def test_auto_without_calibration_is_the_anchor_pair_and_says_so(tiny):
     c, model = tiny
     ranker = make_ranker("auto", model=model, collection=c)
-    assert not ranker.calibrated and ranker.weights.tolist() == [1 / 3] * 3
-    model.calibration = {"fusion": {"members": list(MEMBERS), "weights": [0.2, 0.0, 0.8]}}
-    try:
+    assert not ranker.calibrated and ranker.weights.tolist() == [0.5, 0.5, 0.0]
+    assert ranker.label == ("Log-linear + Model 2 (jm), equal weights — not calibrated (no "
+                            "held-out documents)")
+    ranking = ranker.rank("mempool cache dequeue")
+    assert ranking.extra["decision"] == "uncalibrated" and ranking.extra["label"] == ranker.label
+    model.calibration = {"held_out": {"documents": ["a", "b"]},
+                         "fusion": {"members": list(MEMBERS), "weights": [0.2, 0.0, 0.8]}}
+    try:  # a model calibrated before the current rule: its weights, said to be the earlier rule's
         ranker = make_ranker("auto", model=model, collection=c)
         assert ranker.calibrated and ranker.weights.tolist() == [0.2, 0.0, 0.8]
+        assert ranker.decision == "earlier rule"
+        assert ranker.label.startswith("Log-linear 0.20, Model 2 (jm) 0.00, Model 1 (d) 0.80 — "
+                                       "calibrated on 2 held-out documents (earlier rule")
     finally:
         model.calibration = None
     with pytest.raises(QueryError, match="needs a collection"):
         make_ranker("auto", model=model)
     with pytest.raises(QueryError):
         FusionRanker([], [])
+
+
+def test_describe_auto_states_the_decision_and_its_evidence():
+    cv = {"folds": 5, "repeats": 20, "permutations": 10000, "anchor_map": 0.417,
+          "oof_map": 0.442, "p": 0.0912}
+    anchor = {"members": list(MEMBERS), "weights": [0.5, 0.5, 0.0], "decision": "anchor",
+              "anchor": "loglinear+model2-jm", "cv": cv, "shrinkage": 0.0}
+    assert describe_auto(anchor, 50) == (
+        "Log-linear + Model 2 (jm), equal weights — calibration inconclusive on 50 held-out "
+        "documents (calibrated 0.442 vs 0.417 out of fold, p = 0.09)")
+    few = {**anchor, "anchor": "loglinear", "cv": {**cv, "oof_map": None, "p": None}}
+    assert describe_auto(few, 8) == "Log-linear — too few held-out documents to calibrate (8)"
+    calibrated = {**anchor, "weights": [0.57, 0.33, 0.1], "decision": "calibrated",
+                  "shrinkage": 904 / 1104, "cv": {**cv, "oof_map": 0.659, "anchor_map": 0.649,
+                                                  "p": 0.02}}
+    assert describe_auto(calibrated, 904) == (
+        "Log-linear 0.57, Model 2 (jm) 0.33, Model 1 (d) 0.10 — calibrated on 904 held-out "
+        "documents (out of fold 0.659 vs 0.649 for Log-linear + Model 2 (jm), equal weights, "
+        "p = 0.020; weight 0.82 against the anchor)")

@@ -377,9 +377,45 @@ def test_a_model_keeps_the_numbers_rule_it_was_trained_with(saved):
         assert back.tokenizer.words("mlx5 queue 0x10") == words
 
 
+def test_a_calibration_of_the_current_rule_round_trips_with_its_fits(saved, tmp_path):
+    from expert_gui.core.evaluation.fusion_choice import choose_fusion
+    from expert_gui.core.rankers.fusion import simplex_grid
+    from expert_gui.core.store.manifest import MEMBERS
+
+    model, _ = saved
+    grid = simplex_grid(3)
+    fusion = choose_fusion(np.random.default_rng(0).uniform(size=(len(grid), 12)), grid,
+                           MEMBERS, seed=0)
+    model.calibration = {"held_out": {"fraction": 0.02, "minimum": 50, "maximum": 1000,
+                                      "seed": 0, "documents": ["d1", "d2"]},
+                         "fusion": fusion, "measures": {"auto": {"AP": 0.5, "RR": 0.6}},
+                         "probability": {"auto": {"slope": 1.5, "intercept": -4.0,
+                                                  "queries": 12}}}
+    try:
+        save_model(model, tmp_path / "current")
+    finally:
+        saved_calibration, model.calibration = model.calibration, None
+    assert load_model(tmp_path / "current").calibration == saved_calibration
+
+
+def _without(key):
+    return lambda c: (c["fusion"].update(decision="anchor", label="", rule="r",
+                                         anchor="loglinear", anchor_weights=[1.0, 0.0, 0.0],
+                                         prior_documents=200, shrinkage=0.0,
+                                         cv={"folds": 5, "repeats": 20, "permutations": 10,
+                                             "anchor_map": 0.5, "oof_map": None, "p": None}),
+                      c["fusion"].pop(key))
+
+
 @pytest.mark.parametrize("edit, message", [
-    (lambda c: c["fusion"].__setitem__("weights", [0.5, 0.5]), "expected 3 weights"),
+    (_without("cv"), "missing cv"),
+    (_without("label"), "missing label"),
+    (lambda c: c["fusion"].__setitem__("anchor", "model1-d"), "expected one of"),
+    (lambda c: c.__setitem__("probability", {"auto": {"slope": 1.0, "intercept": "x",
+                                                      "queries": 3}}), "finite number"),
+    (lambda c: c["fusion"].__setitem__("weights", [0.5, 0.5]), "expected 3 numbers"),
     (lambda c: c["fusion"].__setitem__("weights", [1.5, -0.25, -0.25]), "at least 0"),
+    (lambda c: c["fusion"].__setitem__("bagged_weights", [1.0]), "expected 3 numbers"),
     (lambda c: c["fusion"].__setitem__("members", ["loglinear", "bm25", "model1-d"]),
      "expected one of"),
     (lambda c: c["held_out"].__setitem__("documents", ["d1", "d1"]), "already at"),

@@ -52,8 +52,17 @@ def test_heldout_command_ranks_every_method_on_the_held_out_documents(tmp_path, 
     assert main(["heldout", str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "13 held-out documents as queries, their people as the answers:"
-    maps = [float(line.split()[-2]) for line in lines[2:]]
+    maps = [float(line.split()[-2]) for line in lines[2:-1]]
     assert len(maps) == 10 and maps == sorted(maps, reverse=True)
+    assert lines[-1] == f"auto: {calibration['fusion']['label']}"
+    assert data["auto"]["label"] == calibration["fusion"]["label"]
+    assert data["auto"]["decision"] == calibration["fusion"]["decision"]
+    pool = tmp_path / "pool.txt"
+    pool.write_text("ann\nbob\n", encoding="utf-8")
+    assert main(["heldout", str(out), "--methods", "loglinear", "--json",
+                 "--candidates", str(pool)]) == 0
+    within = json.loads(capsys.readouterr().out)
+    assert within["candidates"] == 2 and 0 < within["held_out_documents"] < 13
 
 
 def test_heldout_needs_held_out_documents(tmp_path, capsys):
@@ -64,3 +73,26 @@ def test_heldout_needs_held_out_documents(tmp_path, capsys):
     assert main(["heldout", str(out)]) == 2
     assert "trained without held-out documents" in capsys.readouterr().err
     assert main(["heldout", str(out), "--methods", "bm25"]) == 2
+
+
+def test_train_applies_the_collections_suggested_settings_as_the_app_does(tmp_path, capsys):
+    import shutil
+
+    from expert_gui.core.train.settings import TrainSettings, suggested_settings
+
+    folder = tmp_path / "collection"
+    shutil.copytree(FOLDER, folder)
+    (folder / "train_settings.json").write_text('{"dim": 6, "epochs": 2, "batch_size": 16}')
+    assert main(["train", str(folder), "--out", str(tmp_path / "a"), "--epochs", "1"]) == 0
+    model = load_model(tmp_path / "a")
+    # the file's dim and batch size; --epochs given here wins
+    assert (model.dim, model.settings["batch_size"], len(model.history)) == (6, 16, 1)
+    err = capsys.readouterr().err
+    assert "settings: suggested by train_settings.json (dim 6, epochs 2, batch_size 16)" in err
+    suggested = suggested_settings(folder, TrainSettings()).settings
+    assert {k: model.settings[k] for k in ("dim", "batch_size", "window", "l2")} == {
+        k: getattr(suggested, k) for k in ("dim", "batch_size", "window", "l2")}
+    assert main(["train", str(folder), "--out", str(tmp_path / "b"), "--epochs", "1",
+                 "--no-suggested-settings"]) == 0
+    assert load_model(tmp_path / "b").dim == TrainSettings().dim
+    assert "settings: the paper's defaults" in capsys.readouterr().err

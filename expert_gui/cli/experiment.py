@@ -4,10 +4,12 @@ progress bar per stage."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import signal
 import sys
 
 from expert_gui.cli import COMMANDS
+from expert_gui.cli.train import add_suggested_settings_argument, say_suggested, suggested
 from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 from expert_gui.core.evaluation.heldout import HeldOutSettings
 from expert_gui.core.rankers.names import METHODS
@@ -27,15 +29,19 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the results")
     p.add_argument("--model", metavar="DIR", help="reuse this trained model instead of training")
     t = TrainSettings()
-    p.add_argument("--epochs", type=int, default=t.epochs, help=f"training epochs ({t.epochs})")
-    p.add_argument("--window", type=int, default=t.window, help=f"n-gram window ({t.window})")
-    p.add_argument("--dim", type=int, default=t.dim, help=f"embedding size ({t.dim})")
-    p.add_argument("--batch-size", type=int, default=t.batch_size,
-                   help=f"instances per batch ({t.batch_size})")
-    p.add_argument("--overlapping", action="store_true", help="overlapping n-grams (small corpora)")
+    p.add_argument("--epochs", type=int, help=f"training epochs ({t.epochs})")
+    p.add_argument("--window", type=int, help=f"n-gram window ({t.window})")
+    p.add_argument("--dim", type=int, help=f"embedding size ({t.dim})")
+    p.add_argument("--batch-size", type=int, help=f"instances per batch ({t.batch_size})")
+    p.add_argument("--overlapping", action="store_true", default=None,
+                   help="overlapping n-grams (small corpora)")
     p.add_argument("--seed", type=int, default=0, help="seed of training and of the tests (0)")
-    p.add_argument("--threads", type=int, default=0,
+    p.add_argument("--threads", type=int,
                    help="CPU threads for training (0: torch's default; 1 is faster on a busy machine)")
+    add_suggested_settings_argument(p)
+    p.add_argument("--candidates", metavar="FILE", default="",
+                   help="rank only these people (a person id or name a line) and compute every "
+                        "measure within them")
     p.add_argument("--numbers", choices=NUMBER_RULES, default=TextSettings().numbers,
                    help="which tokens are folded into the number token: 'numbers' (default: "
                         "integers and hex literals; mlx5, i40e stay words) or 'any-digit'")
@@ -63,10 +69,13 @@ def settings_from_args(args: argparse.Namespace):
     """The run's ExperimentSettings."""
     from expert_gui.core.evaluation.results import ExperimentSettings
 
-    train = TrainSettings(window=args.window, dim=args.dim, batch_size=args.batch_size,
-                          epochs=args.epochs, overlapping=args.overlapping, seed=args.seed,
-                          threads=args.threads)
-    return ExperimentSettings(
+    found = suggested(args)
+    say_suggested(found)
+    given = {"window": args.window, "dim": args.dim, "batch_size": args.batch_size,
+             "epochs": args.epochs, "overlapping": args.overlapping, "threads": args.threads}
+    train = dataclasses.replace(found.settings, seed=args.seed,
+                                **{k: v for k, v in given.items() if v is not None})
+    return ExperimentSettings(candidates=args.candidates, suggested_settings=found.source,
         text=TextSettings(numbers=args.numbers), train=train,
         held_out=HeldOutSettings(fraction=args.held_out, seed=args.seed),
         exclude_topic_documents=args.exclude_topic_documents, other_numbers=args.other_numbers,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from expert_gui.cli import COMMANDS
+from expert_gui.cli.rank import add_candidates_argument
 from expert_gui.core.rankers.names import METHODS
 
 
@@ -20,14 +21,16 @@ def register(sub):
     p.add_argument("--methods", default=",".join(METHODS),
                    help=f"comma-separated methods (default: all of {','.join(METHODS)})")
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_candidates_argument(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from expert_gui.cli.rank import load_collection_of
+    from expert_gui.cli.rank import candidates_of, load_collection_of
     from expert_gui.core.errors import QueryError
     from expert_gui.core.evaluation.calibration import held_out_measures
     from expert_gui.core.evaluation.tables import label
+    from expert_gui.core.rankers.fusion import auto_label
     from expert_gui.core.store.storage import load_model
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
@@ -36,15 +39,24 @@ def run(args) -> int:
         raise QueryError(f"unknown methods {', '.join(unknown)}; choose from {', '.join(METHODS)}")
     model = load_model(args.model_dir)
     collection = load_collection_of(model, args.collection, whole=True)
-    per_method = held_out_measures(model, collection, methods)
+    people = candidates_of(args, model)
+    per_method = held_out_measures(model, collection, methods, candidates=people)
     means = {m: {"MAP": p.mean("AP"), "MRR": p.mean("RR")} for m, p in per_method.items()}
+    n = len(next(iter(per_method.values())).topics)
     if args.json:
-        n = len(next(iter(per_method.values())).topics)
-        print(json.dumps({"held_out_documents": n, "methods": means}, indent=2))
+        fusion = model.calibration["fusion"]
+        print(json.dumps({"held_out_documents": n,
+                          "candidates": None if people is None else len(people),
+                          "auto": {"decision": fusion.get("decision", "earlier rule"),
+                                   "label": auto_label(model.calibration), "members": fusion["members"],
+                                   "weights": fusion["weights"]},
+                          "methods": means}, indent=2))
         return 0
-    n = len(model.calibration["held_out"]["documents"])
-    print(f"{n:,} held-out documents as queries, their people as the answers:")
+    within = "" if people is None else f" (those with one of their people among the " \
+                                        f"{len(people):,} candidates, ranked among them)"
+    print(f"{n:,} held-out documents as queries{within}, their people as the answers:")
     print(f"  {'method':<26} {'MAP':>6} {'MRR':>6}")
     for m, v in sorted(means.items(), key=lambda kv: -kv[1]["MAP"]):
         print(f"  {label(m):<26} {v['MAP']:>6.3f} {v['MRR']:>6.3f}")
+    print(f"auto: {auto_label(model.calibration)}")
     return 0

@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 
 from expert_gui.cli import COMMANDS
-from expert_gui.cli.rank import add_ranker_options, open_ranker
+from expert_gui.cli.rank import add_ranker_options, open_ranker, score_name
 
 
 def register(sub):
     p = sub.add_parser("query", help=COMMANDS["query"],
                        description="Rank people for a query, by default with 'auto' (the "
-                                   "fusion calibrated on the model's held-out documents). The "
-                                   "log-linear answer carries P(c|q) and its normalized "
-                                   "entropy (Eq. 6).")
+                                   "fusion chosen on the model's held-out documents). Each "
+                                   "person's score is the method's own; P(expert) is the "
+                                   "probability of being one of the right people, the same "
+                                   "scale for every query and method (fitted on the held-out "
+                                   "documents). The log-linear answer also carries P(c|q) and "
+                                   "its normalized entropy (Eq. 6).")
     add_ranker_options(p)
     p.add_argument("text", help="the query")
     p.add_argument("-k", type=int, default=10, help="people to show (default 10)")
@@ -33,6 +36,8 @@ def run(args) -> int:
     for rank, (person, score) in enumerate(zip(ranking.people, ranking.scores, strict=True), 1):
         pid = ranking.person_ids[person]
         row = {"rank": rank, "person_id": pid, "name": names.get(pid, pid), "score": float(score)}
+        if ranking.p_expert is not None:
+            row["p_expert"] = float(ranking.p_expert[rank - 1])
         if ranking.probabilities is not None:
             row["probability"] = float(ranking.probabilities[person])
         if explain:
@@ -42,47 +47,59 @@ def run(args) -> int:
                                 for d in why.documents]
         rows.append(row)
     if args.json:
-        print(json.dumps({"query": args.text, "method": ranking.method,
+        print(json.dumps({"query": args.text, "method": args.method, "model": args.model_dir,
+                          "score": score_name(args), "p_expert": p_expert_json(ranking),
+                          **auto_json(ranking),
+                          "candidates": None if ranking.candidates is None
+                          else len(ranking.candidates),
                           "known_words": ranking.known_words,
                           "unknown_words": ranking.unknown_words,
                           "no_known_words": ranking.no_known_words,
-                          "entropy": ranking.entropy, **_fusion_json(ranking),
-                          "results": rows}, indent=2))
+                          "entropy": ranking.entropy, "results": rows}, indent=2))
         return 0
     if ranking.unknown_words:
         print(f"unknown words (ignored): {' '.join(ranking.unknown_words)}")
     if ranking.no_known_words:
         print("no known words: none of the query's words is in the vocabulary; nobody ranked")
         return 0
-    if "weights" in ranking.extra:
-        print(fusion_line(ranking))
+    if "label" in ranking.extra:
+        print(f"auto: {ranking.extra['label']}")
+    if ranking.candidates is not None:
+        print(f"ranked among the {len(ranking.candidates):,} people of {args.candidates}")
     if ranking.entropy is not None:
         print(f"normalized entropy of P(c|q): {ranking.entropy:.3f}")
+    p_expert = ranking.p_expert is not None
     prob = ranking.probabilities is not None
-    print(f"{'rank':>4}  {'person':<30} {'score':>12}" + (f" {'P(c|q)':>9}" if prob else ""))
+    print(f"{'rank':>4}  {'person':<30} {score_name(args):>24}"
+          + (f" {'P(expert)':>9}" if p_expert else "") + (f" {'P(c|q)':>9}" if prob else ""))
     for row in rows:
-        line = f"{row['rank']:>4}  {row['name'][:30]:<30} {row['score']:>12.4f}"
+        line = f"{row['rank']:>4}  {row['name'][:30]:<30} {row['score']:>24.4f}"
+        line += f" {row['p_expert']:>9.4f}" if p_expert else ""
         print(line + (f" {row['probability']:>9.4f}" if prob else ""))
         if explain:
             words = "  ".join(f"{w} {lp:.2f}" for w, lp in row["word_log_probs"].items())
             print(f"      log P(c|w): {words}")
             for d in row["documents"]:
                 print(f"      {d['doc_id']}: {d['matches']} matches ({', '.join(d['words'])})")
+    if not p_expert:
+        print("(no P(expert): " + P_EXPERT_MISSING + ")")
     return 0
 
 
-def _fusion_json(ranking) -> dict:
-    if "weights" not in ranking.extra:
+P_EXPERT_MISSING = ("the model was trained without held-out documents, before P(expert) "
+                    "existed, or the method's options differ from those it was fitted with")
+
+
+def p_expert_json(ranking) -> dict | None:
+    """What P(expert) is: the fit it comes from (None: not available)."""
+    fit = ranking.extra.get("p_expert")
+    if fit is None:
+        return None
+    return {"what": "P(one of the right people | query) = sigmoid(slope z + intercept), z the "
+                    "per-query z-score of the method's score", **fit}
+
+
+def auto_json(ranking) -> dict:
+    if "decision" not in ranking.extra:
         return {}
-    return {"fusion": {"members": ranking.extra["members"], "weights": ranking.extra["weights"],
-                       "calibrated": ranking.extra["calibrated"]}}
-
-
-def fusion_line(ranking) -> str:
-    """What `auto` combined: its members' weights, and whether held-out documents chose them."""
-    from expert_gui.core.evaluation.tables import weights_text
-
-    parts = weights_text(ranking.extra["members"], ranking.extra["weights"])
-    how = "calibrated on the held-out documents" if ranking.extra["calibrated"] else \
-        "equal weights: the model was trained without held-out documents"
-    return f"auto = {parts} ({how})"
+    return {"auto": {k: ranking.extra[k] for k in ("decision", "label", "members", "weights")}}

@@ -17,7 +17,7 @@ def add_ranker_options(p) -> None:
     """Options every ranking command takes."""
     p.add_argument("model_dir", metavar="MODEL_DIR", help="a trained model folder")
     p.add_argument("--method", choices=METHODS, default="auto",
-                   help="ranker (default: auto, the fusion calibrated on the model's held-out "
+                   help="ranker (default: auto, the fusion chosen on the model's held-out "
                         "documents); all but loglinear also use the model's collection")
     p.add_argument("--collection", metavar="PATH",
                    help="collection for the baselines (default: the one the model was trained on)")
@@ -27,10 +27,18 @@ def add_ranker_options(p) -> None:
     p.add_argument("--fusion", choices=FUSIONS, default="product",
                    help="ensemble: the paper's product of reciprocal ranks (Eq. 5, default) or "
                         "reciprocal rank fusion")
+    add_candidates_argument(p)
+
+
+def add_candidates_argument(p) -> None:
+    p.add_argument("--candidates", metavar="FILE",
+                   help="rank only these people: a file of person ids or names, one a line "
+                        "(current staff, a reviewer pool); measures are computed within them")
 
 
 def open_ranker(args, *, need_collection: bool = False):
-    """The model, the collection (when the method or the caller needs it) and the ranker."""
+    """The model, the collection (when the method or the caller needs it) and the ranker, which
+    ranks only the people of --candidates when given."""
     from expert_gui.core.store.storage import load_model
 
     model = load_model(args.model_dir)
@@ -41,8 +49,36 @@ def open_ranker(args, *, need_collection: bool = False):
         if args.method in ("loglinear", "ensemble", "auto") else {}
     if args.method == "ensemble":
         options["fusion"] = args.fusion
-    return model, collection, make_ranker(args.method, model=model, collection=collection,
-                                          **options)
+    ranker = make_ranker(args.method, model=model, collection=collection, **options)
+    people = candidates_of(args, model)
+    return model, collection, ranker if people is None else restricted(ranker, people)
+
+
+def candidates_of(args, model) -> list[str] | None:
+    """The person ids --candidates names (None without it)."""
+    if not getattr(args, "candidates", None):
+        return None
+    from expert_gui.core.data.candidates import read_candidates
+
+    chosen = read_candidates(args.candidates, model.person_ids, model.person_names)
+    return [model.person_ids[i] for i in chosen]
+
+
+def restricted(ranker, people: list[str]):
+    from expert_gui.core.rankers.candidates import Restricted
+
+    return Restricted(ranker, people)
+
+
+def score_name(args) -> str:
+    """What the method's score is ("log P(q|c)", ...)."""
+    from expert_gui.core.rankers.names import SCORE_NAMES
+
+    if args.method == "ensemble" and args.fusion == "rrf":
+        return SCORE_NAMES["rrf"]
+    if args.method == "loglinear" and args.aggregation != "sum":
+        return f"log P(c|q), words weighted by {args.aggregation}"
+    return SCORE_NAMES[args.method]
 
 
 def load_collection_of(model, path: str | None, *, whole: bool = False):
@@ -86,6 +122,10 @@ def register(sub):
     p.add_argument("--run", required=True, metavar="OUT", help="run file to write")
     p.add_argument("--depth", type=int, default=1000, help="people per topic (default 1000)")
     p.add_argument("--tag", help="run tag (default: the method's name)")
+    p.add_argument("--p-expert", action="store_true",
+                   help="add a 7th column: P(expert), the probability of being one of the "
+                        "right people, comparable across topics (trec_eval ignores fields after "
+                        "the tag)")
     p.set_defaults(func=run)
 
 
@@ -103,8 +143,14 @@ def run(args) -> int:
         rankings[topic.id] = ranking = ranker.rank(topic.query, depth=args.depth)
         if ranking.no_known_words:
             no_words.append(topic.id)
-    write_run(args.run, rankings, args.tag or ranker.name)
-    print(f"{len(topics)} topics ranked with {ranker.name}, written to {args.run}")
+    if args.p_expert and any(r.p_expert is None for r in rankings.values() if len(r)):
+        raise QueryError(f"no P(expert) for {args.method}: the model was trained without "
+                         "held-out documents, before P(expert) existed, or the method's options "
+                         "differ from those it was fitted with")
+    write_run(args.run, rankings, args.tag or ranker.name, p_expert=args.p_expert)
+    print(f"{len(topics)} topics ranked with {ranker.name}"
+          + (f" among {len(ranker.candidates):,} candidates" if args.candidates else "")
+          + f", written to {args.run}" + (" (7th column: P(expert))" if args.p_expert else ""))
     if no_words:
         print(f"{len(no_words)} topics have no known words and rank nobody: "
               f"{', '.join(no_words[:10])}{' ...' if len(no_words) > 10 else ''}",

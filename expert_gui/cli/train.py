@@ -31,7 +31,10 @@ def register(sub):
     d = TrainSettings()
     p = sub.add_parser("train", help=COMMANDS["train"],
                        description="Train the log-linear expertise model (Van Gysel et al., "
-                                   "WWW 2016) and write it to a model folder.")
+                                   "WWW 2016) and write it to a model folder. The defaults are "
+                                   "the paper's, or the collection's train_settings.json where "
+                                   "its folder has one (as in the app); options given override "
+                                   "them.")
     add_collection_arguments(p)
     p.add_argument("--out", required=True, metavar="MODEL_DIR",
                    help="folder for model.safetensors, manifest.json and checkpoint/")
@@ -62,7 +65,8 @@ def register(sub):
                    metavar="FRACTION",
                    help="share of the documents with people held out of training and used as "
                         "queries, at least 50 and at most 1000 (default 0.02; 0: none, and 'auto' "
-                        "then weighs its members equally); --resume needs the same value")
+                        "is then the log-linear model and Model 2 (jm) with equal weights, "
+                        "uncalibrated); --resume needs the same value")
     p.add_argument("--device", choices=DEVICES, default=None,
                    help="default auto: cuda, else mps, else cpu")
     p.add_argument("--mixed-precision", action="store_true", default=None,
@@ -80,16 +84,44 @@ def register(sub):
     p.add_argument("--numbers", choices=NUMBER_RULES, default=None, help=NUMBERS_HELP)
     p.add_argument("--resume", action="store_true",
                    help="continue from MODEL_DIR/checkpoint with its settings")
+    add_suggested_settings_argument(p)
     p.set_defaults(func=run)
 
 
+def add_suggested_settings_argument(p) -> None:
+    p.add_argument("--no-suggested-settings", action="store_true",
+                   help="ignore the collection's train_settings.json (which the app's training "
+                        "form applies too) and start from the paper's defaults")
+
+
+def suggested(args, base=None):
+    """The defaults this run starts from (a SuggestedSettings): the collection's
+    train_settings.json over `base` (the paper's defaults) unless --no-suggested-settings."""
+    from expert_gui.core.train.settings import PAPER_DEFAULTS, SuggestedSettings, TrainSettings
+    from expert_gui.core.train.settings import suggested_settings as read
+
+    base = TrainSettings() if base is None else base
+    if args.no_suggested_settings:
+        return SuggestedSettings(base, PAPER_DEFAULTS, {})
+    return read(args.collection, base)
+
+
+def say_suggested(found) -> None:
+    """Which settings a run starts from, and any problem of the collection's file."""
+    if found.problem:
+        print(f"warning: {found.problem}", file=sys.stderr)
+    given = ", ".join(f"{k} {v}" for k, v in found.values.items())
+    print(f"settings: {found.source}" + (f" ({given})" if given else "") +
+          ", then the options given here", file=sys.stderr)
+
+
 def _settings(args):
-    """TrainSettings and TextSettings: the checkpoint's when resuming, else the defaults; then
-    every option given on the command line."""
-    from expert_gui.core.train.settings import TrainSettings
+    """TrainSettings and TextSettings: the checkpoint's when resuming, else the collection's
+    suggested settings or the paper's defaults; then every option given on the command line."""
     from expert_gui.core.train.trainer import checkpoint_settings
 
-    train, text = checkpoint_settings(args.out) if args.resume else (TrainSettings(),
+    found = None if args.resume else suggested(args)
+    train, text = checkpoint_settings(args.out) if args.resume else (found.settings,
                                                                      TextSettings())
     given = {k: getattr(args, k) for k in (*TRAIN_OPTIONS, "optimizer", "overlapping",
                                            "early_stopping", "device", "mixed_precision",
@@ -103,7 +135,7 @@ def _settings(args):
         from expert_gui.core.errors import TrainingError
 
         raise TrainingError(str(exc)) from exc
-    return train, text
+    return train, text, found
 
 
 def run(args) -> int:
@@ -117,8 +149,10 @@ def run(args) -> int:
     from expert_gui.core.train.embeddings import load_word_vectors
     from expert_gui.core.train.net import select_device
 
-    settings, text = _settings(args)
+    settings, text, found = _settings(args)
     check_model_folder(args.out)  # before the collection loads: a bad --out is told at once
+    if found is not None:
+        say_suggested(found)
     collection = load_collection(args.collection, format=args.format,
                                  associations=args.associations, people=args.people,
                                  settings=text, columns=table_columns(args),
@@ -183,14 +217,13 @@ def run(args) -> int:
 
 
 def held_out_summary(calibration: dict) -> str:
-    """The held-out documents' verdict: each member's MAP and MRR, and the weights of auto."""
-    from expert_gui.core.evaluation.tables import label, weights_text
+    """The held-out documents' verdict: every method's MAP and MRR, and what auto ranks with."""
+    from expert_gui.core.evaluation.tables import label
+    from expert_gui.core.rankers.fusion import auto_label
 
-    fusion, measures = calibration["fusion"], calibration["measures"]
+    measures = calibration["measures"]
     n = len(calibration["held_out"]["documents"])
     lines = [f"on the {n:,} held-out documents as queries:"]
     for method, m in measures.items():
-        lines.append(f"  {label(method):<14} MAP {m['AP']:.3f}  "
-                     f"MRR {m['RR']:.3f}")
-    weights = weights_text(fusion["members"], fusion["weights"])
-    return "\n".join(lines + [f"  auto weighs {weights}"])
+        lines.append(f"  {label(method):<26} MAP {m['AP']:.3f}  MRR {m['RR']:.3f}")
+    return "\n".join(lines + [f"auto: {auto_label(calibration)}"])

@@ -28,6 +28,7 @@ class AppState(QObject):
     model_dropped = Signal(str)  # a model was closed: it did not belong to the new collection
     collection_requested = Signal(object)  # a panel asks to open this collection path
     model_requested = Signal(object)  # a panel asks to open this model folder
+    people_changed = Signal()  # rank (and evaluate) only these people
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -41,6 +42,7 @@ class AppState(QObject):
         self.qrels: dict[str, dict[str, int]] = {}
         self.qrels_path: Path | None = None
         self.ranking = None
+        self.people: list[str] = []  # person ids; empty: everybody
 
     def set_collection(self, collection, path: str | Path | None) -> None:
         """Show another collection: its own topics and qrels (none until opened), and the model
@@ -81,6 +83,11 @@ class AppState(QObject):
         self.qrels = qrels
         self.qrels_path = Path(path) if path is not None else None
         self.topics_changed.emit()
+
+    def set_people(self, person_ids: list[str]) -> None:
+        """Rank, and measure, only these people (none: everybody)."""
+        self.people = list(person_ids)
+        self.people_changed.emit()
 
     def set_ranking(self, ranking) -> None:
         self.ranking = ranking

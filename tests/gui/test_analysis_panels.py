@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
+from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.panels.comparison import ComparisonPanel
 from expert_gui.gui.panels.entropy import EntropyPanel, topic_entropies
@@ -135,6 +136,52 @@ def test_comparison_evaluation_builds_tables_2_and_4(qtbot, state):
     assert len(ev.difference.difference) == 6
 
 
+def test_judgments_matching_no_topic_or_person_are_refused_and_say_so(qtbot, state, window,
+                                                                      collection):
+    from expert_gui.gui.panels.comparison import evaluate_methods
+
+    qrels = dict(state.qrels)
+    with pytest.raises(QueryError, match="none of the 6 topic ids of the qrels"):
+        evaluate_methods(state.model, collection, {"q1": "disk"}, qrels)
+    strangers = {t: {f"x{p}": g for p, g in judged.items()} for t, judged in qrels.items()}
+    with pytest.raises(QueryError, match="people the qrels judge relevant is a person"):
+        evaluate_methods(state.model, collection, dict(state.topics), strangers)
+    assert topic_entropies(state.model, dict(state.topics), strangers).fit is None
+    # the collection panel says how many match
+    window.state.set_collection(collection, None)
+    window.state.set_topics(dict(state.topics), None)
+    window.state.set_qrels(strangers, None)
+    label = window.collection_panel.topics_label
+    assert "6 topics, qrels for 6 of them; 0 of the" in label.text() and "c92a2a" in label.text()
+    assert "is a person of the collection" in label.toolTip()
+
+
+def test_evaluation_within_the_people_chosen(qtbot, state, collection):
+    from expert_gui.core.evaluation.evaluate import evaluate
+    from expert_gui.core.evaluation.qrels import relevant, restrict
+    from expert_gui.core.rankers.candidates import Restricted
+    from expert_gui.gui.panels.comparison import evaluate_methods
+
+    first = sorted(state.qrels)[0]
+    people = sorted(relevant(state.qrels, first))[:1] + [
+        p for p in state.model.person_ids if p not in relevant(state.qrels, first)][:2]
+    ev = evaluate_methods(state.model, collection, dict(state.topics), state.qrels,
+                          people=people)
+    kept, _ = restrict(state.qrels, people)
+    judged = [t for t in state.topics if t in kept]
+    assert ev.people == 3 and ev.n_topics == len(judged) < 6
+    ranker = Restricted(make_ranker("loglinear", model=state.model), people)
+    want, rankings = evaluate(ranker, dict(state.topics), kept, judged)
+    assert ev.table2.means["loglinear"]["AP"] == pytest.approx(want.mean("AP"))
+    assert all({p for p, _ in r.top()} <= set(people) for r in rankings.values())
+    panel = ComparisonPanel(state)
+    qtbot.addWidget(panel)
+    state.set_people(people)
+    panel.evaluate()
+    qtbot.waitUntil(lambda: panel.evaluation is not None, timeout=120_000)
+    assert "within the 3 people chosen in the Query panel" in panel.eval_label.text()
+
+
 def test_tsne_map_places_every_drawn_word(model):
     word_map = project_words(model.word_embeddings, "t-SNE", n_words=20)
     assert word_map.xy.shape == (len(word_map.word_ids), 2)
@@ -155,9 +202,10 @@ def test_comparison_says_which_method_works_best_on_the_held_out_documents(qtbot
     measures = model.calibration["measures"]
     best = max(measures, key=lambda m: measures[m]["AP"])
     rows = [panel.heldout_table.item(r, 0).text() for r in range(panel.heldout_table.rowCount())]
-    assert len(rows) == 4 and "Auto (fusion)" in rows
+    assert len(rows) == 10 and "Auto (fusion)" in rows and "LSI" in rows
     assert panel.heldout_table.item(0, 1).text() == f"{measures[best]['AP']:.3f}"
     assert "Best on this collection" in panel.heldout_label.text()
+    assert f"Auto: {model.calibration['fusion']['label']}" in panel.heldout_label.text()
     panel.measure_held_out()
     qtbot.waitUntil(lambda: panel.heldout_table.rowCount() == 10, timeout=60_000)
     maps = [float(panel.heldout_table.item(r, 1).text()) for r in range(10)]

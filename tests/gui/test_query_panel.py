@@ -43,7 +43,8 @@ def panel(qtbot, collection, model):
     state.runner.stop_all()
 
 
-def test_auto_ranks_by_default_with_the_log_linear_p_beside(qtbot, collection, model):
+def test_auto_ranks_by_default_and_shows_its_own_score_under_its_name(qtbot, collection,
+                                                                       model):
     state = AppState()
     panel = QueryPanel(state)
     qtbot.addWidget(panel)
@@ -53,15 +54,101 @@ def test_auto_ranks_by_default_with_the_log_linear_p_beside(qtbot, collection, m
     qtbot.waitUntil(lambda: panel.method_ranker is not None, timeout=10_000)
     panel.set_query("disk cache")
     expected = make_ranker("auto", model=model, collection=collection).rank("disk cache")
-    p, _ = _direct_p(model, ["disk", "cache"])
     table = panel.results
+    # an uncalibrated model has no P(expert): auto's own fused score, named as such
+    assert table.horizontalHeaderItem(3).text() == "Auto (fusion): weighted sum of z-scores"
     for row in range(5):
         person = expected.people[row]
         assert table.item(row, 1).text() == model.person_ids[person]
-        assert float(table.item(row, 3).text()) == pytest.approx(p[person], abs=5e-5)
-    assert "ranked by Auto (fusion) (Log-linear 0.33" in panel.words_label.text()
+        assert float(table.item(row, 3).text()) == pytest.approx(expected.scores[row], rel=1e-3)
+    assert ("ranked by Auto (fusion): Log-linear + Model 2 (jm), equal weights — not "
+            "calibrated") in panel.words_label.text()
     assert state.ranking.method == "loglinear"  # what the other panels are given
     state.runner.stop_all()
+
+
+def with_fits(model, methods=("loglinear", "auto", "model2-jm")):
+    """The model as training on held-out documents leaves it: with P(expert) fits."""
+    model.calibration = {
+        "held_out": {"fraction": 0.02, "minimum": 1, "maximum": 10, "seed": 0,
+                     "documents": []},
+        "fusion": {"members": ["loglinear", "model2-jm", "model1-d"],
+                   "weights": [0.5, 0.5, 0.0], "normalisation": "z-score"},
+        "measures": {},
+        "probability": {m: {"slope": 1.0 + i / 4, "intercept": -3.0, "queries": 7}
+                        for i, m in enumerate(methods)}}
+    return model
+
+
+def test_the_column_shows_p_expert_of_the_method_that_ranked(qtbot, collection, model):
+    state = AppState()
+    panel = QueryPanel(state)
+    qtbot.addWidget(panel)
+    state.set_collection(collection, None)
+    state.set_model(with_fits(model), None)
+    panel.method_combo.setCurrentIndex(panel.method_combo.findData("model2-jm"))
+    qtbot.waitUntil(lambda: panel.method_ranker is not None, timeout=10_000)
+    panel.set_query("disk cache")
+    expected = make_ranker("model2-jm", model=model, collection=collection).rank("disk cache")
+    head = panel.results.horizontalHeaderItem(3)
+    assert head.text() == "Model 2 (jm) P(expert)" and "7 held-out documents" in head.toolTip()
+    for row in range(5):
+        assert float(panel.results.item(row, 3).text()) == pytest.approx(
+            expected.p_expert[row], abs=5e-5)
+    # back to Log-linear: ranks again at once, under its own name
+    panel.method_combo.setCurrentIndex(panel.method_combo.findData("loglinear"))
+    assert panel.ranked_by == "loglinear" and panel.ranking.method == "loglinear"
+    assert head.text() == "Log-linear P(expert)"
+    assert "ranked by Log-linear" in panel.words_label.text()
+    state.runner.stop_all()
+
+
+def test_every_method_change_ranks_again_and_exports_what_is_shown(qtbot, collection, model,
+                                                                    tmp_path):
+    state = AppState()
+    panel = QueryPanel(state)
+    qtbot.addWidget(panel)
+    state.set_collection(collection, None)
+    state.set_model(model, None)
+    panel.method_combo.setCurrentIndex(panel.method_combo.findData("model1-jm"))
+    panel.query_edit.setText("disk cache")
+    qtbot.waitUntil(lambda: panel.ranked_by == "model1-jm", timeout=10_000)
+    panel.method_combo.setCurrentIndex(panel.method_combo.findData("loglinear"))
+    assert panel.ranked_by == "loglinear"
+    panel.save_ranking(tmp_path / "r.csv", trec=False)
+    with open(tmp_path / "r.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["method"] for r in rows} == {"Log-linear"}
+    assert [r["person_id"] for r in rows][:3] == [
+        model.person_ids[p] for p in panel.ranking.people[:3]]
+    state.runner.stop_all()
+
+
+def test_only_the_chosen_people_are_ranked(panel, model):
+    chosen = [model.person_ids[i] for i in (5, 1, 3)]
+    panel.set_query("disk cache")
+    full = [model.person_ids[p] for p in panel.ranking.people]
+    panel.set_people(chosen)
+    shown = [panel.results.item(r, 1).text() for r in range(panel.results.rowCount())]
+    assert shown == [p for p in full if p in chosen]
+    assert panel.people_button.text() == "People: 3 chosen"
+    assert "among the 3 people chosen" in panel.words_label.text()
+    panel.set_people([])
+    assert panel.results.rowCount() == len(full)
+
+
+def test_the_people_dialog_names_a_line_that_matches_nobody(qtbot, model):
+    from expert_gui.gui.people_filter import PeopleFilterDialog
+
+    dialog = PeopleFilterDialog(model.person_ids, model.person_names, [])
+    qtbot.addWidget(dialog)
+    dialog.text.setPlainText(f"{model.person_ids[0]}\nno such person\n")
+    dialog.accept()
+    assert dialog.problem.text().startswith("the list of people:2: 'no such person' is no ")
+    assert dialog.result() == 0  # not accepted
+    dialog.text.setPlainText(f"{model.person_ids[2]}\n{model.person_names[0]}\n")
+    dialog.accept()
+    assert dialog.chosen == [model.person_ids[2], model.person_ids[0]]
 
 
 def test_ranked_people_and_probabilities_match_eq2(panel, model):
@@ -124,8 +211,13 @@ def test_export_csv_and_trec_run(panel, tmp_path, model):
         rows = list(csv.DictReader(f))
     ranking = panel.ranking
     assert [r["person_id"] for r in rows] == [model.person_ids[i] for i in ranking.people]
-    probs = [float(r["probability"]) for r in rows]
+    assert list(rows[0]) == ["rank", "person_id", "name", "log P(c|q)", "P(c|q)", "method",
+                             "query", "model", "collection", "exported"]
+    probs = [float(r["P(c|q)"]) for r in rows]
     assert probs == sorted(probs, reverse=True) and sum(probs) == pytest.approx(1, abs=1e-4)
+    assert [float(r["log P(c|q)"]) for r in rows] == pytest.approx(np.log(probs), abs=1e-4)
+    assert {(r["method"], r["query"]) for r in rows} == {("Log-linear", "packet socket")}
+    assert rows[0]["exported"][:4].isdigit()
     run = (tmp_path / "r.run").read_text().splitlines()
     assert len(run) == len(rows)
     first = run[0].split()

@@ -76,6 +76,9 @@ def test_train_saves_lists_and_reopens_the_model(qtbot, window):
     model = window.state.model
     assert model.dim == 16 and model.n_people == 6
     assert len(panel.plot.steps) > 10 and all(np.isfinite(panel.plot.losses))
+    # what the held-out documents decided for auto, as `expert-gui train` says it
+    assert window.statusBar().currentMessage() == \
+        f"Training done; auto: {model.calibration['fusion']['label']}"
     assert panel.models_list.count() == 1
     folder = window.state.model_path
     assert (folder / "manifest.json").is_file()

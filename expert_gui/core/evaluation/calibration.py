@@ -1,17 +1,21 @@
-"""Training with held-out documents, and what they decide: the weights of `auto`, the held-out
-MAP and MRR of its members, and (with early stopping) the epoch to keep.
+"""Training with held-out documents, and what they decide: the weights of `auto`, every
+method's held-out MAP and MRR, each method's fit of P(expert), and (with early stopping) the
+epoch to keep.
 
-`calibrate` ranks every held-out document with each member of `auto` (rankers.fusion.MEMBERS),
-chooses the fusion weights, and returns the `calibration` record a model keeps in its manifest:
+`calibrate` ranks every held-out document with every method, chooses the weights of `auto`
+(fusion_choice.py), fits P(expert) per method (probability_fit.py), and returns the
+`calibration` record a model keeps in its manifest:
 
     {"held_out": {fraction, minimum, maximum, seed, documents: [ids]},
-     "fusion": {"members": [...], "weights": [...], "normalisation": "z-score"},
-     "measures": {method: {"AP": MAP, "RR": MRR}}}   (over the held-out documents)
+     "fusion": {"members": [...], "weights": [...], "normalisation": "z-score", "decision",
+                "label", "anchor", "cv": {...}, ...},
+     "measures": {method: {"AP": MAP, "RR": MRR}},   (over the held-out documents)
+     "probability": {method: {"slope": a, "intercept": b, "queries": n}}}
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,6 +24,7 @@ from expert_gui.core.data.collection import Collection
 from expert_gui.core.data.text import Tokenizer
 from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.evaluate import Stopped, check_stop, evaluate, part_progress
+from expert_gui.core.evaluation.fusion_choice import choose_fusion, grid_average_precisions
 from expert_gui.core.evaluation.heldout import (
     HeldOut,
     HeldOutSettings,
@@ -28,14 +33,13 @@ from expert_gui.core.evaluation.heldout import (
     hold_out,
 )
 from expert_gui.core.evaluation.measures import PerTopic, measure_run
+from expert_gui.core.evaluation.probability_fit import fit_expert_probability
+from expert_gui.core.evaluation.qrels import restrict
 from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.common import ranked
-from expert_gui.core.rankers.fusion import (
-    FusionRanker,
-    average_precisions,
-    choose_weights,
-)
+from expert_gui.core.rankers.fusion import FusionRanker, average_precisions, simplex_grid
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.train.settings import TrainSettings
 
@@ -85,43 +89,91 @@ def train_with_held_out(collection: Collection, settings: TrainSettings = TrainS
 def calibrate(model: LogLinearModel, split: HeldOut, *,
               progress: Callable[[tuple[int, int]], None] | None = None,
               should_stop: Callable[[], bool] | None = None) -> dict:
-    """Rank the held-out documents with every member, choose the weights, measure all."""
+    """Rank the held-out documents with every method; choose the weights of `auto`, measure
+    every method and fit its P(expert)."""
     from expert_gui.core.rankers.methods import make_ranker
+    from expert_gui.core.rankers.names import METHODS
 
-    members = [make_ranker(m, model=model, collection=split.training) for m in MEMBERS]
+    def build(method):
+        return make_ranker(method, model=model, collection=split.training, p_expert=False)
+
+    members = [build(m) for m in MEMBERS]
     fusion = FusionRanker(members, np.full(len(members), 1.0 / len(members)))
-    index = {p: i for i, p in enumerate(fusion.person_ids)}
     queries, qrels = split.queries(), split.qrels()
-    topics, zs, relevant = [], [], []
-    for i, (topic, text) in enumerate(queries.items()):
-        check_stop(should_stop)
-        _, z = fusion.member_scores(text)
-        topics.append(topic)
-        zs.append(z)
-        relevant.append(np.array([index[p] for p in qrels[topic]], dtype=np.int64))
+    topics = list(queries)
+    others = [m for m in METHODS if m not in MEMBERS and m != "auto"]
+    total = len(topics) * (1 + len(others))
+    done = 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
         if progress is not None:
-            progress((i + 1, len(queries)))
-    weights, _ = choose_weights(zs, relevant)
-    measures = {}
-    for name, row in [*((m, np.eye(len(MEMBERS))[k]) for k, m in enumerate(MEMBERS)),
-                      ("auto", weights)]:
-        rankings = {t: _ranking(fusion, row @ z, z) for t, z in zip(topics, zs, strict=True)}
-        per_topic = measure_run(qrels, run_from_rankings(rankings), topics,
-                                CALIBRATION_MEASURES)
-        measures[name] = per_topic.means()
+            progress((done, total))
+
+    relevant = _relevant(fusion.person_ids, topics, qrels)
+    zs, known = [], []
+    for topic in topics:
+        check_stop(should_stop)
+        rankings, z = fusion.member_scores(queries[topic])
+        zs.append(z)
+        known.append([not r.no_known_words for r in rankings])
+        step()
+    grid = simplex_grid(len(MEMBERS))
+    choice = choose_fusion(grid_average_precisions(grid, zs, relevant), grid, MEMBERS,
+                           split.settings.seed)
+    weights = np.asarray(choice["weights"])
+    scores: dict[str, list] = {}  # method -> every candidate's score per query (None: no word)
+    for k, method in enumerate(MEMBERS):
+        scores[method] = [z[k] if ok[k] else None for z, ok in zip(zs, known, strict=True)]
+    scores["auto"] = [weights @ z if z.any() else None for z in zs]
+    rankings = {m: {t: _ranking(fusion.person_ids, s) for t, s in zip(topics, scores[m],
+                                                                       strict=True)}
+                for m in scores}
+    fits = {m: fit_expert_probability(scores[m], relevant) for m in scores}
+    for method in others:
+        ranker = build(method)
+        rel = _relevant(ranker.person_ids, topics, qrels)
+        found, rankings[method] = [], {}
+        for topic in topics:
+            check_stop(should_stop)
+            ranking = ranker.rank(queries[topic])
+            rankings[method][topic] = ranking.cut(DEPTH)
+            found.append(None if ranking.no_known_words else _by_person(ranking))
+            step()
+        fits[method] = fit_expert_probability(found, rel)
+    measures = {m: measure_run(qrels, run_from_rankings(rankings[m]), topics,
+                               CALIBRATION_MEASURES).means()
+                for m in METHODS if m in rankings}
     return {
         "held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
-        "fusion": {"members": list(MEMBERS), "weights": [float(w) for w in weights],
-                   "normalisation": "z-score"},
+        "fusion": choice,
         "measures": measures,
+        "probability": {m: fit for m in METHODS if (fit := fits.get(m)) is not None},
     }
 
 
-def _ranking(fusion: FusionRanker, scores: np.ndarray, z: np.ndarray, depth: int = 1000):
-    """The ranking `scores` give; nobody when no member knew a word of the query."""
-    if not z.any():
-        return ranked("", "", fusion.person_ids, np.zeros(0), (), (), 0)
-    return ranked("", "", fusion.person_ids, scores, (), (), depth)
+DEPTH = 1000  # people per held-out ranking measured, as trec_eval's usual run depth
+
+
+def _relevant(person_ids, topics, qrels) -> list[np.ndarray]:
+    """Each topic's relevant people as indices into `person_ids`."""
+    index = {p: i for i, p in enumerate(person_ids)}
+    return [np.array([index[p] for p in qrels[t]], dtype=np.int64) for t in topics]
+
+
+def _by_person(ranking) -> np.ndarray:
+    """A full ranking's scores indexed by person."""
+    out = np.empty(len(ranking.person_ids))
+    out[ranking.people] = ranking.scores
+    return out
+
+
+def _ranking(person_ids, scores: np.ndarray | None, depth: int = DEPTH):
+    """The ranking `scores` give; nobody when the method knew no word of the query."""
+    if scores is None:
+        return ranked("", "", person_ids, np.zeros(0), (), (), 0)
+    return ranked("", "", person_ids, scores, (), (), depth)
 
 
 def held_out_map(split: HeldOut) -> Callable[[dict], float]:
@@ -153,11 +205,14 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
                       methods: Sequence[str] | None = None, *, depth: int = 1000,
                       progress: Callable[[tuple[float, int]], None] | None = None,
                       should_stop: Callable[[], bool] | None = None,
-                      rankers: Mapping[str, Ranker] | None = None) -> dict[str, PerTopic]:
+                      rankers: Mapping[str, Ranker] | None = None,
+                      candidates: Iterable[str] | None = None) -> dict[str, PerTopic]:
     """Every method's measures on the model's held-out documents as queries (their people the
     answers): which method works best on this collection. `collection` is the whole one the model
     was trained from; the rankers index it without the held-out documents. `rankers` already
-    built on that index (an experiment's: LSI alone takes seconds to build) are used as given."""
+    built on that index (an experiment's: LSI alone takes seconds to build) are used as given.
+    With `candidates` (person ids) only they are ranked and judged, and the documents none of
+    whose people is among them are left out."""
     from expert_gui.core.rankers.methods import make_ranker
     from expert_gui.core.rankers.names import METHODS
 
@@ -170,6 +225,13 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
         raise QueryError("none of the model's held-out documents is in this collection: give "
                          "the whole collection the model was trained from")
     queries, qrels = split.queries(), split.qrels()
+    if candidates is not None:
+        candidates = list(candidates)
+        qrels, _ = restrict(qrels, candidates)
+        queries = {t: q for t, q in queries.items() if t in qrels}
+        if not queries:
+            raise QueryError("none of the held-out documents has one of its people among the "
+                             "candidates")
     topics = list(queries)
     out = {}
     for i, method in enumerate(methods):
@@ -177,6 +239,8 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
             ranker = rankers[method]
         else:
             ranker = make_ranker(method, model=model, collection=split.training)
+        if candidates is not None:
+            ranker = Restricted(ranker, candidates)
         out[method], _ = evaluate(ranker, queries, qrels, topics, depth=depth,
                                   progress=part_progress(progress, i, len(methods)),
                                   should_stop=should_stop)

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from expert_gui.core.evaluation.measures import PerTopic, measure_run
+from expert_gui.core.evaluation.measures import (
+    ALL_MEASURES,
+    RANKING_MEASURES,
+    PerTopic,
+    measure_run,
+    ranking_measures,
+)
 from expert_gui.core.evaluation.qrels import Qrels
 from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.rankers.ranking import Ranker, Ranking
@@ -20,21 +26,39 @@ def check_stop(should_stop: Callable[[], bool] | None) -> None:
 
 
 def evaluate(ranker: Ranker, queries: Mapping[str, str], qrels: Qrels, topics: Sequence[str], *,
-             depth: int | None = 1000,
+             depth: int | None = 1000, measures: Sequence[str] = ALL_MEASURES,
              progress: Callable[[tuple[int, int]], None] | None = None,
-             should_stop: Callable[[], bool] | None = None
+             should_stop: Callable[[], bool] | None = None,
+             on_ranking: Callable[[str, Ranking], None] | None = None
              ) -> tuple[PerTopic, dict[str, Ranking]]:
     """Rank every query (all of them, for the run file) and score the judged `topics`.
 
-    `progress` gets (topics done, topics in all). Raises `Stopped` if `should_stop` says so.
+    Every candidate is ranked; the measures of ir-measures see the first `depth` people (the run
+    file), AUC and the first relevant rank the whole ranking, which `on_ranking` also gets. The
+    rankings returned hold `depth` people. `progress` gets (topics done, topics in all). Raises
+    `Stopped` if `should_stop` says so.
     """
     rankings: dict[str, Ranking] = {}
+    whole: dict[str, Ranking] = {}
+    judged = set(topics)
+    wanted = [m for m in measures if m in RANKING_MEASURES]
     for i, (topic, query) in enumerate(queries.items()):
         check_stop(should_stop)
-        rankings[topic] = ranker.rank(query, depth=depth)
+        ranking = ranker.rank(query)
+        if on_ranking is not None:
+            on_ranking(topic, ranking)
+        if wanted and topic in judged:
+            whole[topic] = ranking
+        rankings[topic] = ranking.cut(depth)
         if progress is not None:
             progress((i + 1, len(queries)))
-    return measure_run(qrels, run_from_rankings(rankings), topics), rankings
+    per_topic = measure_run(qrels, run_from_rankings(rankings), topics,
+                            [m for m in measures if m not in RANKING_MEASURES])
+    if wanted:
+        extra = ranking_measures(whole, qrels, topics)
+        values = {**per_topic.values, **{m: extra[m] for m in wanted}}
+        per_topic = PerTopic(per_topic.topics, {m: values[m] for m in measures})
+    return per_topic, rankings
 
 
 def part_progress(progress: Callable[[tuple[float, int]], None] | None, i: int, n: int):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from expert_gui.core.data.candidates import read_candidates
 from expert_gui.core.data.collection import Collection
 from expert_gui.core.data.loading import load_collection
 from expert_gui.core.data.topics import read_topics
@@ -30,8 +31,15 @@ from expert_gui.core.evaluation.analysis import (
 from expert_gui.core.evaluation.calibration import held_out_measures, index_for, train_and_calibrate
 from expert_gui.core.evaluation.evaluate import Stopped, check_stop, evaluate, part_progress
 from expert_gui.core.evaluation.heldout import hold_out, without_documents
-from expert_gui.core.evaluation.measures import MEASURES, PerTopic, evaluated_topics
-from expert_gui.core.evaluation.qrels import read_qrels
+from expert_gui.core.evaluation.measures import (
+    ALL_MEASURES,
+    MEASURES,
+    MORE_MEASURES,
+    PerTopic,
+    evaluated_topics,
+)
+from expert_gui.core.evaluation.pairwise import ScoreSheet, judged_people, pairwise_error
+from expert_gui.core.evaluation.qrels import coverage, read_qrels, restrict
 from expert_gui.core.evaluation.report import write_report
 from expert_gui.core.evaluation.results import (
     ExperimentProgress,
@@ -41,12 +49,15 @@ from expert_gui.core.evaluation.results import (
 from expert_gui.core.evaluation.runs import write_run
 from expert_gui.core.evaluation.sweeps import Curve, query_expansion_curve, window_sweep
 from expert_gui.core.evaluation.tables import (
+    MORE_METHODS,
     TABLE2_METHODS,
     TABLE4_METHODS,
     build_table,
     write_table,
 )
 from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.rankers.candidates import Restricted
+from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import METHODS
 from expert_gui.core.store.outputs import claim_output_folder
@@ -66,7 +77,9 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
     topic_list = read_topics(topics)
     judgments = read_qrels(qrels)
     queries = {t.id: t.query for t in topic_list}
-    scored = evaluated_topics(judgments, list(queries))
+    matched = coverage(judgments, queries, ())
+    if not matched.matched:
+        raise QueryError(f"{qrels}: {matched.problem()}")
     out = claim_output_folder(out_dir, "experiment", is_legacy=_is_experiment_folder)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     result = ExperimentResult(out, settings, n_topics=len(queries), sources={
@@ -81,22 +94,28 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
                 raise Stopped
             if settings.exclude_topic_documents:
                 collection = _without_queries(collection, queries, result)
+            people = _candidates(collection, settings, result)
+            judgments = _judged_within(judgments, queries, people or collection.person_ids,
+                                       bool(people), result, qrels)
+            scored = evaluated_topics(judgments, list(queries))
         with stage("train"):
             model, index = _model(collection, settings, model_path, result, stage.forward,
                                   should_stop)
+        result.auto = auto_label(model.calibration)
         with stage("rank"):
             rankings, rankers = _rank_all(index, model, queries, judgments, scored, result,
-                                          stage.forward, should_stop)
+                                          stage.forward, should_stop, people)
         with stage("heldout"):
             if model.calibration:
                 result.held_out = held_out_measures(
                     model, collection, settings.methods, depth=settings.depth,
-                    progress=stage.forward, should_stop=should_stop, rankers=rankers)
+                    progress=stage.forward, should_stop=should_stop, rankers=rankers,
+                    candidates=people or None)
             del rankers  # the later stages build their own
         with stage("numbers"):
             if settings.other_numbers:
                 _other_numbers(collection_path, settings, queries, judgments, scored, result,
-                               rankings, stage.forward, should_stop)
+                               rankings, stage.forward, should_stop, people)
         with stage("analyse"):
             _tables_and_analyses(result, rankings, queries)
         if "model1-jm" in settings.methods and settings.expansion_ks:
@@ -191,6 +210,28 @@ def _model(collection: Collection, settings: ExperimentSettings, model_path, res
     return model, split.training
 
 
+def _candidates(collection: Collection, settings: ExperimentSettings, result) -> list[str]:
+    """The person ids of `settings.candidates` ([] without a file)."""
+    if not settings.candidates:
+        return []
+    chosen = read_candidates(settings.candidates, collection.person_ids, collection.person_names)
+    result.candidates = len(chosen)
+    return [collection.person_ids[i] for i in chosen]
+
+
+def _judged_within(judgments, queries, people, restricted: bool, result, path):
+    """The judgments of the candidates (all of them when not `restricted`), the coverage in the
+    report, and an error when no measure could be computed."""
+    if restricted:
+        judgments, dropped = restrict(judgments, people)
+        result.dropped_topics = [t for t in dropped if t in queries]
+    found = coverage(judgments, queries, people)
+    result.coverage = found.text()
+    if found.problem():
+        raise QueryError(f"{path}: {found.problem()}")
+    return judgments
+
+
 def _without_queries(collection: Collection, queries: dict[str, str], result) -> Collection:
     """The collection without the documents whose text is one of the queries."""
     texts = {q.strip() for q in queries.values()}
@@ -201,7 +242,7 @@ def _without_queries(collection: Collection, queries: dict[str, str], result) ->
 
 
 def _other_numbers(collection_path, settings: ExperimentSettings, queries, judgments, scored,
-                   result, rankings, forward, should_stop) -> None:
+                   result, rankings, forward, should_stop, people) -> None:
     """Train again with the other numbers rule; its log-linear and auto rankings join Table 2 as
     "loglinear@RULE" and "auto@RULE"."""
     text = dataclasses.replace(settings.text, numbers=settings.other_numbers)
@@ -216,22 +257,30 @@ def _other_numbers(collection_path, settings: ExperimentSettings, queries, judgm
     for method in ("loglinear", "auto"):
         name = f"{method}@{settings.other_numbers}"
         ranker = make_ranker(method, model=model, collection=split.training)
+        if people:
+            ranker = Restricted(ranker, people)
         result.per_topic[name], rankings[name] = evaluate(
             ranker, queries, judgments, scored, depth=settings.depth, should_stop=should_stop)
 
 
-def _rank_all(collection, model, queries, qrels, scored, result, forward, should_stop):
-    """Every method over every topic: a run file each, and their per-topic measures. Returns
-    the rankings and the rankers, which the held-out measures use again."""
+def _rank_all(collection, model, queries, qrels, scored, result, forward, should_stop, people):
+    """Every method over every topic (within `people` when given): a run file each, their
+    per-topic measures, and how their scores and P(expert) order each person's topics (the
+    pairwise measure). Returns the rankings and the rankers, which the held-out measures use
+    again."""
     rankings, rankers = {}, {}
     methods = result.settings.methods
+    judged = judged_people(qrels, scored)
     for i, method in enumerate(methods):
         ranker = rankers[method] = make_ranker(method, model=model, collection=collection)
+        sheet = ScoreSheet(judged)
         per_topic, rankings[method] = evaluate(
-            ranker, queries, qrels, scored, depth=result.settings.depth,
-            progress=part_progress(forward, i, len(methods)),
-            should_stop=should_stop)
+            Restricted(ranker, people) if people else ranker, queries, qrels, scored,
+            depth=result.settings.depth, progress=part_progress(forward, i, len(methods)),
+            should_stop=should_stop, on_ranking=sheet.add)
         result.per_topic[method] = per_topic
+        result.pairwise[method] = (pairwise_error(sheet.scores, qrels, scored),
+                                   pairwise_error(sheet.p_expert, qrels, scored))
         path = result.out_dir / "runs" / f"{method}.run"
         write_run(path, rankings[method], tag=method)
         result.files.append(path)
@@ -256,6 +305,11 @@ def _tables_and_analyses(result: ExperimentResult, rankings, queries) -> None:
         result.tables["table4"] = build_table(
             "Table 4: Model 2, Log-linear and their ensemble; marks: differs from Ensemble",
             result.per_topic, TABLE4_METHODS, "ensemble", **options)
+    if "loglinear" in result.per_topic:
+        result.tables["measures"] = build_table(
+            "More measures: ROC AUC, precision deeper down, the first relevant person's rank; "
+            "marks: differs from Log-linear", result.per_topic, MORE_METHODS, "loglinear",
+            measures=MORE_MEASURES, **options)
     for stem, table in result.tables.items():
         result.files += write_table(table, out, stem)
     result.files.append(_write_per_topic(out / "per_topic.csv", result.per_topic, rankings, queries))
@@ -277,12 +331,14 @@ def _write_per_topic(path: Path, per_topic: dict[str, PerTopic], rankings, queri
     """One row per (topic, method): every measure, the entropy (log-linear) and the known words."""
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
-        writer.writerow(["topic_id", "method", *MEASURES, "entropy", "known_words", "query"])
+        writer.writerow(["topic_id", "method", *ALL_MEASURES, "entropy", "known_words",
+                         "query"])
         for method, scores in per_topic.items():
             for i, topic in enumerate(scores.topics):
                 ranking = rankings[method][topic]
                 entropy = "" if ranking.entropy is None else f"{ranking.entropy:.6f}"
-                writer.writerow([topic, method, *(f"{scores.values[m][i]:.6f}" for m in MEASURES),
+                writer.writerow([topic, method,
+                                 *(f"{scores.values[m][i]:.6f}" for m in ALL_MEASURES),
                                  entropy, len(ranking.known_words), queries[topic]])
     return path
 

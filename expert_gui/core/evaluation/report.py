@@ -62,19 +62,32 @@ def _report_lines(result: ExperimentResult) -> list[str]:
         "evaluated; a topic whose query has no known word counts with an empty ranking)",
         f"- qrels: `{result.sources['qrels']}`",
         f"- model: `{_model_path(result)}`" if result.model_path else "- model: none",
+        f"- training settings: {result.settings.suggested_settings or 'as given'} (all of them "
+        "under Settings below)",
         f"- written {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
-        "",
     ]
+    if result.coverage:
+        lines.append(f"- judgments: {result.coverage}")
+    if result.settings.candidates:
+        lines.append(f"- candidates: `{result.settings.candidates}`, {result.candidates:,} "
+                     "people; only they are ranked, and every measure is computed within them "
+                     f"({len(result.dropped_topics):,} topics left out: none of their relevant "
+                     "people is a candidate)")
+    if result.auto:
+        lines.append(f"- auto: {result.auto}")
+    lines.append("")
     lines += _findings(result)
     significance = (f"Significance: two-tailed paired randomization test, "
                     f"{result.settings.n_permutations} permutations (seed {result.settings.seed}), "
                     "Benjamini-Hochberg adjusted over the rows of each column; "
                     r"\*\*\* p < 0.01, \*\* p < 0.05, \* p < 0.1 against the reference row. "
-                    "Best value of each column in bold.")
+                    "Best value of each column in bold (for the first relevant rank, the "
+                    "lowest); each mean ± the standard deviation over the topics.")
     for stem, table in result.tables.items():
         lines += [f"## {table.title}", "", to_markdown(table), significance, "",
                   f"Also as [{stem}.csv]({stem}.csv) and [{stem}.tex]({stem}.tex).", ""]
     lines += _held_out_lines(result)
+    lines += _pairwise_lines(result)
     if result.entropy is not None:
         e = result.entropy
         lines += ["## Figure 3: normalized entropy of P(c|q) vs average precision", "",
@@ -157,6 +170,29 @@ def _held_out_lines(result: ExperimentResult) -> list[str]:
         lines += [f"{result.excluded_documents} documents whose text is a query were removed "
                   "from the collection first.", ""]
     return lines
+
+
+def _pairwise_lines(result: ExperimentResult) -> list[str]:
+    """The pairwise measure of each method's own scores and of its P(expert)."""
+    if not result.pairwise:
+        return []
+    people = max(raw.people for raw, _ in result.pairwise.values())
+    lines = ["## Scores across topics: the pairwise measure", "",
+             "For each person, the share of pairs (a topic they are relevant for, a topic they "
+             "are not) whose scores put the second above the first, ties counting half; the "
+             f"mean over the {people:,} people with at least one of each, and over all their "
+             "pairs together (pooled). Lower is better; 0.5 is chance. A method's own score "
+             "(log P(q|c), P(c|q), cosine, ...) beside its P(expert), the probability fitted "
+             "on the held-out documents that is meant to mean the same for every query.", "",
+             "| Method | own score | pooled | P(expert) | pooled |", "|---|---|---|---|---|"]
+
+    def number(x: float) -> str:
+        return "-" if x != x else f"{x:.3f}"
+
+    for method, (raw, calibrated) in result.pairwise.items():
+        lines.append(f"| {label(method)} | {number(raw.mean)} | {number(raw.pooled)} | "
+                     f"{number(calibrated.mean)} | {number(calibrated.pooled)} |")
+    return lines + ["", "(-: the model holds no fit of P(expert) for the method.)", ""]
 
 
 def _curve_table(key: str, curve) -> list[str]:

@@ -13,6 +13,7 @@ from expert_gui.core.data.text import TextSettings
 from expert_gui.core.evaluation.analysis import APDifference, EntropyFit
 from expert_gui.core.evaluation.heldout import HeldOutSettings
 from expert_gui.core.evaluation.measures import PerTopic
+from expert_gui.core.evaluation.pairwise import PairwiseError
 from expert_gui.core.evaluation.sweeps import Curve
 from expert_gui.core.evaluation.tables import Table
 from expert_gui.core.rankers.names import METHODS
@@ -44,6 +45,10 @@ class ExperimentSettings:
     anything else (papers used as queries), so that a query does not find itself.
     other_numbers: also train with this numbers rule and add its log-linear and auto rows to
     Table 2 (the rule's effect, with significance).
+    candidates: a file of the people to rank (ids or names, one a line); every measure is then
+    computed within them, the topics none of whose relevant people is among them left out.
+    suggested_settings: where `train` came from (the paper's defaults, or the collection's
+    train_settings.json).
     """
 
     text: TextSettings = field(default_factory=TextSettings)
@@ -58,6 +63,8 @@ class ExperimentSettings:
     held_out: HeldOutSettings = field(default_factory=HeldOutSettings)
     exclude_topic_documents: bool = False
     other_numbers: str = ""
+    candidates: str = ""
+    suggested_settings: str = ""
 
     def to_dict(self) -> dict:
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -77,6 +84,11 @@ class ExperimentResult:
     per_topic: dict[str, PerTopic] = field(default_factory=dict)
     held_out: dict[str, PerTopic] = field(default_factory=dict)
     excluded_documents: int = 0
+    candidates: int = 0
+    dropped_topics: list[str] = field(default_factory=list)
+    coverage: str = ""
+    auto: str = ""
+    pairwise: dict[str, tuple[PairwiseError, PairwiseError]] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)
     entropy: EntropyFit | None = None
     difference: APDifference | None = None

@@ -1,4 +1,5 @@
-"""TREC run files (`topic_id Q0 person_id rank score tag`), written from `Ranking`s and read back."""
+"""TREC run files (`topic_id Q0 person_id rank score tag`, optionally a 7th field: P(expert)),
+written from `Ranking`s and read back."""
 
 from __future__ import annotations
 
@@ -22,10 +23,13 @@ def run_from_rankings(rankings: Mapping[str, Ranking]) -> Run:
     return {topic: {pid: score for pid, score in r.top()} for topic, r in rankings.items()}
 
 
-def write_run(path: str | Path, rankings: Mapping[str, Ranking], tag: str) -> None:
+def write_run(path: str | Path, rankings: Mapping[str, Ranking], tag: str, *,
+              p_expert: bool = False) -> None:
     """Write a run trec_eval accepts. Scores are made strictly decreasing by rank (trec_eval sorts
     by score, not by rank) so that its order is the ranking's own order, ties included. Topic
-    ids, person ids and the tag go through `run_field`, so no id can add a field or a line."""
+    ids, person ids and the tag go through `run_field`, so no id can add a field or a line.
+    With `p_expert`, each line gets a 7th field, the ranking's P(expert) (trec_eval ignores
+    fields after the tag)."""
     lines = []
     tag = run_field(tag)
     for topic, ranking in rankings.items():
@@ -34,7 +38,8 @@ def write_run(path: str | Path, rankings: Mapping[str, Ranking], tag: str) -> No
         for rank, (pid, score) in enumerate(ranking.top(), start=1):
             score = min(float(score), math.nextafter(previous, -math.inf))
             previous = score
-            lines.append(f"{topic} Q0 {run_field(pid)} {rank} {score!r} {tag}\n")
+            extra = f" {float(ranking.p_expert[rank - 1])!r}" if p_expert else ""
+            lines.append(f"{topic} Q0 {run_field(pid)} {rank} {score!r} {tag}{extra}\n")
     text = "".join(lines)
     with replacing(path, size=len(text.encode("utf-8"))) as f:
         f.write(text)
@@ -74,9 +79,10 @@ def read_run(path: str | Path) -> Run:
         if not line.strip():
             continue
         fields = line.split()
-        if len(fields) != 6:
-            raise TopicsError(path, number, f"expected 'topic Q0 person rank score tag', got {line!r}")
-        topic, _, person, _, score, _ = fields
+        if len(fields) not in (6, 7):
+            raise TopicsError(path, number, "expected 'topic Q0 person rank score tag' (and "
+                                            f"perhaps P(expert)), got {line!r}")
+        topic, _, person, _, score = fields[:5]
         topic, person = _field_value(topic), _field_value(person)
         try:
             value = float(score)

@@ -14,19 +14,22 @@ MARKS = ((0.01, "***"), (0.05, "**"), (0.1, "*"))
 
 
 def randomization_test(a: np.ndarray, b: np.ndarray, *, n_permutations: int = N_PERMUTATIONS,
-                       seed: int = SEED) -> float:
-    """Two-tailed p-value of the difference in means of paired per-topic scores.
+                       seed: int = SEED, one_sided: bool = False) -> float:
+    """Two-tailed p-value of the difference in means of paired per-topic scores (one-sided:
+    of `a` being better than `b`).
 
     Under the null hypothesis the two systems are exchangeable on each topic, so each topic's
     difference keeps or flips its sign at random. p is the share of the permutations (the
-    observed assignment counted as one of them) whose |mean difference| reaches the observed one.
+    observed assignment counted as one of them) whose |mean difference| reaches the observed one
+    (one-sided: whose mean difference reaches it).
     """
     d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
     if d.shape != np.shape(b) or d.ndim != 1:
         raise ValueError("randomization_test needs two 1-d arrays of the same length")
     if len(d) == 0:
         return 1.0
-    observed = abs(d.mean())
+    measure = (lambda x: x) if one_sided else np.abs
+    observed = measure(d.mean())
     # Sums taken in another order differ in the last bits: equal means must count as reached.
     tolerance = 1e-12 * max(1.0, np.abs(d).max())
     rng = np.random.default_rng(seed)
@@ -34,7 +37,7 @@ def randomization_test(a: np.ndarray, b: np.ndarray, *, n_permutations: int = N_
     reached = 0
     for start in range(0, n_permutations, chunk):
         signs = rng.choice((-1.0, 1.0), size=(min(chunk, n_permutations - start), len(d)))
-        reached += np.count_nonzero(np.abs(signs @ d) / len(d) >= observed - tolerance)
+        reached += np.count_nonzero(measure(signs @ d) / len(d) >= observed - tolerance)
     return float((reached + 1) / (n_permutations + 1))
 
 

@@ -3,7 +3,8 @@ the log-linear model and their ensemble, marks against the ensemble), as Markdow
 
 A mark on a row says that row differs from the reference row on that measure (two-tailed paired
 randomization test, Benjamini-Hochberg adjusted over the rows); the best value of each column is
-in bold.
+in bold (the lowest for the rank of the first relevant person). Each mean comes with its
+standard deviation over the topics.
 """
 
 from __future__ import annotations
@@ -14,35 +15,31 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from expert_gui.core.evaluation.measures import LABELS, MEASURES, PerTopic
+from expert_gui.core.evaluation.measures import (
+    LABELS,
+    LOWER_IS_BETTER,
+    MEASURES,
+    PerTopic,
+)
 from expert_gui.core.evaluation.significance import (
     N_PERMUTATIONS,
     SEED,
     compare_to_reference,
     mark,
 )
+from expert_gui.core.rankers.names import METHOD_LABELS
 
-METHOD_LABELS = {
-    "lsi": "LSI",
-    "tfidf": "TF-IDF",
-    "model1-d": "Model 1 (d)",
-    "model1-d-doc": "Model 1 (d, doc. length)",
-    "model1-jm": "Model 1 (jm)",
-    "model2-d": "Model 2 (d)",
-    "model2-jm": "Model 2 (jm)",
-    "loglinear": "Log-linear",
-    "ensemble": "Ensemble",
-    "auto": "Auto (fusion)",
-}
 TABLE2_METHODS = ("lsi", "tfidf", "model1-d", "model1-d-doc", "model1-jm", "model2-d",
                   "model2-jm", "loglinear", "auto")
 TABLE4_METHODS = ("model2-jm", "loglinear", "ensemble")
+MORE_METHODS = (*TABLE2_METHODS, "ensemble")
 DIGITS = 3
 
 
 @dataclass(frozen=True)
 class Table:
-    """Mean of each measure per method, and each non-reference method's adjusted p-value."""
+    """Mean and standard deviation over the topics of each measure per method, and each
+    non-reference method's adjusted p-value."""
 
     title: str
     reference: str
@@ -50,11 +47,12 @@ class Table:
     measures: tuple[str, ...]
     means: dict[str, dict[str, float]]
     p_values: dict[str, dict[str, float]]
+    sds: dict[str, dict[str, float]]
 
     def best(self, measure: str) -> set[str]:
-        """The methods whose rounded mean is the column's highest (all of them on a tie)."""
+        """The methods whose rounded mean is the column's best (all of them on a tie)."""
         rounded = {m: round(self.means[m][measure], DIGITS) for m in self.methods}
-        top = max(rounded.values())
+        top = (min if measure in LOWER_IS_BETTER else max)(rounded.values())
         return {m for m, v in rounded.items() if v == top}
 
     def mark(self, method: str, measure: str) -> str:
@@ -72,13 +70,14 @@ def build_table(title: str, per_topic: Mapping[str, PerTopic], methods: Sequence
     if any(per_topic[m].topics != topics for m in methods):
         raise ValueError("every method must be scored on the same topics, in the same order")
     means = {m: {x: per_topic[m].mean(x) for x in measures} for m in methods}
+    sds = {m: {x: per_topic[m].sd(x) for x in measures} for m in methods}
     p_values: dict[str, dict[str, float]] = {m: {} for m in methods if m != reference}
     for x in measures:
         adjusted = compare_to_reference({m: per_topic[m].values[x] for m in methods}, reference,
                                         n_permutations=n_permutations, seed=seed)
         for m, p in adjusted.items():
             p_values[m][x] = p
-    return Table(title, reference, methods, tuple(measures), means, p_values)
+    return Table(title, reference, methods, tuple(measures), means, p_values, sds)
 
 
 def label(method: str) -> str:
@@ -89,9 +88,10 @@ def label(method: str) -> str:
     return f"{label}, numbers: {rule}" if rule else label
 
 
-def weights_text(members, weights) -> str:
-    """`auto`'s members with their weights, as every screen states them: "Log-linear 0.55, ..."."""
-    return ", ".join(f"{label(m)} {w:.2f}" for m, w in zip(members, weights, strict=True))
+def cell(table: Table, method: str, measure: str) -> str:
+    """A mean with its standard deviation: "0.515 ± 0.312" (ranks with one decimal)."""
+    digits = 1 if measure in LOWER_IS_BETTER else DIGITS
+    return f"{table.means[method][measure]:.{digits}f} ± {table.sds[method][measure]:.{digits}f}"
 
 
 def to_markdown(table: Table) -> str:
@@ -100,7 +100,7 @@ def to_markdown(table: Table) -> str:
     for m in table.methods:
         cells = [label(m) + (" (reference)" if m == table.reference else "")]
         for x in table.measures:
-            value = f"{table.means[m][x]:.{DIGITS}f}"
+            value = cell(table, m, x)
             if m in table.best(x):
                 value = f"**{value}**"
             cells.append(value + table.mark(m, x).replace("*", r"\*"))
@@ -109,21 +109,24 @@ def to_markdown(table: Table) -> str:
 
 
 def to_csv(table: Table) -> str:
-    """One row per method: the mean of each measure and its adjusted p-value against the reference."""
+    """One row per method: the mean of each measure, its standard deviation over the topics and
+    its adjusted p-value against the reference."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["method", *(c for x in table.measures for c in (x, f"{x} p"))])
+    writer.writerow(["method", *(c for x in table.measures for c in (x, f"{x} sd", f"{x} p"))])
     for m in table.methods:
         row = [m]
         for x in table.measures:
             p = table.p_values.get(m, {}).get(x)
-            row += [f"{table.means[m][x]:.6f}", "" if p is None else f"{p:.6f}"]
+            row += [f"{table.means[m][x]:.6f}", f"{table.sds[m][x]:.6f}",
+                    "" if p is None else f"{p:.6f}"]
         writer.writerow(row)
     return out.getvalue()
 
 
 def to_latex(table: Table) -> str:
-    """A booktabs tabular in the paper's style: best in bold, marks as superscripts."""
+    """A booktabs tabular in the paper's style: best in bold, marks as superscripts, the
+    standard deviation as a subscript."""
     head = " & ".join(["", *(LABELS.get(x, x) for x in table.measures)])
     lines = [
         r"\begin{tabular}{l" + "c" * len(table.measures) + "}",
@@ -134,11 +137,13 @@ def to_latex(table: Table) -> str:
     for m in table.methods:
         cells = [label(m)]
         for x in table.measures:
-            value = f"{table.means[m][x]:.{DIGITS}f}"
+            digits = 1 if x in LOWER_IS_BETTER else DIGITS
+            value = f"{table.means[m][x]:.{digits}f}"
             if m in table.best(x):
                 value = rf"\textbf{{{value}}}"
+            sd = rf"_{{\pm {table.sds[m][x]:.{digits}f}}}"
             symbol = table.mark(m, x)
-            cells.append(f"${value}^{{{symbol}}}$" if symbol else f"${value}$")
+            cells.append(f"${value}^{{{symbol}}}{sd}$" if symbol else f"${value}{sd}$")
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"

@@ -1,5 +1,5 @@
-"""`auto`: the log-linear model, Model 2 (jm) and Model 1 (d) fused with weights calibrated on the
-collection's own held-out documents (core/evaluation/heldout.py).
+"""`auto`: the log-linear model, Model 2 (jm) and Model 1 (d) fused with weights chosen on the
+collection's own held-out documents (core/evaluation/fusion_choice.py).
 
 No single method is best everywhere: the log-linear model wins on short topics of a collection
 where words are shared across people (DPDK), the profile language model on whole abstracts, and
@@ -9,10 +9,10 @@ that keeps each member's order) and added with weights w >= 0, sum w = 1:
 
     score(c) = sum_m w_m z_m(c)
 
-The weights are the point of a simplex grid (steps of 1/20) with the highest MAP on the held-out
-documents. The grid holds every single member (one weight 1), whose fused ranking is that
-member's own, so on the held-out documents `auto` is never below its best member. A member that
-knows none of a query's words has no say on that query.
+The weights start from an anchor (ANCHORS: the log-linear model alone, or it and Model 2 (jm)
+with equal weights) and move toward the held-out documents' choice only as far as those
+documents show it generalises; every `auto` ranking says which, in words (`describe_auto`). A
+member that knows none of a query's words has no say on that query.
 """
 
 from __future__ import annotations
@@ -24,24 +24,35 @@ import numpy as np
 
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.common import member_maps, merged_words, no_known_words, ranked
+from expert_gui.core.rankers.names import METHOD_LABELS
 from expert_gui.core.rankers.ranking import Ranker, Ranking
+from expert_gui.core.store.manifest import ANCHORS
 
 GRID_STEPS = 20
+UNCALIBRATED = "loglinear+model2-jm"  # the anchor of a model trained without held-out documents
 
 
 class FusionRanker:
-    """Weighted sum of the members' per-query z-scores."""
+    """Weighted sum of the members' per-query z-scores. `decision` says how the weights were
+    chosen ("anchor", "calibrated", "uncalibrated", or "earlier rule" for models calibrated
+    before issue 21) and `label` says it in words, with the evidence."""
 
     name = "auto"
 
     def __init__(self, rankers: Sequence[Ranker], weights: Sequence[float],
-                 calibrated: bool = True):
+                 decision: str = "calibrated", label: str = ""):
         if len(rankers) != len(weights) or not rankers:
             raise QueryError("a fusion needs one weight per member")
         self.rankers = list(rankers)
         self.weights = np.asarray(weights, dtype=np.float64)
-        self.calibrated = calibrated
+        self.decision = decision
+        self.label = label or weights_text([r.name for r in self.rankers], self.weights)
         self.person_ids, self._maps = member_maps(self.rankers)
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether held-out documents chose the weights (also when they chose an anchor)."""
+        return self.decision != "uncalibrated"
 
     def member_scores(self, query: str) -> tuple[list[Ranking], np.ndarray]:
         """Every member's ranking, and its z-scores per person (a row of zeros when the member
@@ -61,7 +72,44 @@ class FusionRanker:
             return no_known_words(query, self.name, self.person_ids, unknown)
         return ranked(query, self.name, self.person_ids, self.weights @ z, known, unknown, depth,
                       extra={"members": [r.name for r in self.rankers],
-                             "weights": self.weights.tolist(), "calibrated": self.calibrated})
+                             "weights": self.weights.tolist(), "decision": self.decision,
+                             "label": self.label})
+
+
+def weights_text(members: Sequence[str], weights: Sequence[float]) -> str:
+    """`auto`'s members with their weights, as every screen states them: "Log-linear 0.55, ..."."""
+    return ", ".join(f"{METHOD_LABELS.get(m, m)} {w:.2f}"
+                     for m, w in zip(members, weights, strict=True))
+
+
+def anchor_text(anchor: str) -> str:
+    """An anchor in words: "Log-linear", "Log-linear + Model 2 (jm), equal weights"."""
+    members = list(ANCHORS[anchor])
+    text = " + ".join(METHOD_LABELS[m] for m in members)
+    return text + (", equal weights" if len(members) > 1 else "")
+
+
+def describe_auto(fusion: dict | None, n_documents: int) -> str:
+    """What `auto` ranks with and why, in the words every screen shows: the anchor and why the
+    calibration was not used, or the weights and the held-out evidence that moved them."""
+    if fusion is None:
+        return f"{anchor_text(UNCALIBRATED)} — not calibrated (no held-out documents)"
+    weights = weights_text(fusion["members"], fusion["weights"])
+    decision = fusion.get("decision")
+    if decision is None:  # a model calibrated before issue 21: the grid's best point
+        return (f"{weights} — calibrated on {n_documents:,} held-out documents (earlier rule: "
+                "the grid's best point; train again for the current rule)")
+    cv = fusion["cv"]
+    anchor = anchor_text(fusion["anchor"])
+    if decision == "anchor":
+        if cv["p"] is None:
+            return (f"{anchor} — too few held-out documents to calibrate ({n_documents:,})")
+        return (f"{anchor} — calibration inconclusive on {n_documents:,} held-out documents "
+                f"(calibrated {cv['oof_map']:.3f} vs {cv['anchor_map']:.3f} out of fold, "
+                f"p = {cv['p']:.2f})")
+    return (f"{weights} — calibrated on {n_documents:,} held-out documents (out of fold "
+            f"{cv['oof_map']:.3f} vs {cv['anchor_map']:.3f} for {anchor}, p = {cv['p']:.3f}; "
+            f"weight {fusion['shrinkage']:.2f} against the anchor)")
 
 
 def zscores(scores: np.ndarray) -> np.ndarray:
@@ -73,6 +121,14 @@ def zscores(scores: np.ndarray) -> np.ndarray:
     s = np.where(finite, s, s[finite].min())
     sd = s.std()
     return (s - s.mean()) / sd if sd > 0 else np.zeros(len(s))
+
+
+def auto_label(calibration: dict | None) -> str:
+    """`describe_auto` of a model's calibration: the label it keeps, or one made from it."""
+    calibration = calibration or {}
+    fusion = calibration.get("fusion")
+    n = len(calibration.get("held_out", {}).get("documents", ()))
+    return (fusion or {}).get("label") or describe_auto(fusion, n)
 
 
 def simplex_grid(n_members: int, steps: int = GRID_STEPS) -> np.ndarray:
@@ -94,16 +150,3 @@ def average_precisions(fused: np.ndarray, relevant: np.ndarray) -> np.ndarray:
                    & (people[None, None, :] < relevant[None, :, None])).sum(axis=2)
     ranks = np.sort(above + tied_before + 1, axis=1)
     return (np.arange(1, len(relevant) + 1) / ranks).mean(axis=1)
-
-
-def choose_weights(member_z: Sequence[np.ndarray], relevant: Sequence[np.ndarray],
-                   steps: int = GRID_STEPS) -> tuple[np.ndarray, np.ndarray]:
-    """The grid's weights with the highest MAP over the queries (each given by its members x
-    people z-scores and its relevant people), and the MAP of every grid point."""
-    grid = simplex_grid(len(member_z[0]), steps)
-    total = np.zeros(len(grid))
-    for z, rel in zip(member_z, relevant, strict=True):
-        if len(rel):
-            total += average_precisions(grid @ z, np.asarray(rel, dtype=np.int64))
-    maps = total / max(len(member_z), 1)
-    return grid[int(np.argmax(maps))], maps

@@ -2,7 +2,7 @@
 
 "loglinear" needs a trained model; the baselines need the collection; "ensemble" (Eq. 5: Model 2
 with Jelinek-Mercer smoothing and the log-linear model, by default) and "auto" (the fusion
-calibrated on the model's held-out documents, rankers/fusion.py) need both. For a model trained
+chosen on the model's held-out documents, rankers/fusion.py) need both. For a model trained
 with held-out documents, the collection is `calibration.index_for(model, collection)`. The
 rankers' modules (scipy, scikit-learn) are imported when one is made, so the names below cost
 nothing to import.
@@ -31,7 +31,8 @@ _LANGUAGE_MODELS = {
 
 
 def make_ranker(method: str, *, model: LogLinearModel | None = None,
-                collection: Collection | None = None, **options) -> Ranker:
+                collection: Collection | None = None, p_expert: bool = True,
+                **options) -> Ranker:
     """Build the ranker `method` names.
 
     Options: loglinear `aggregation` ("sum", "mean", "informative"); model1/model2 `lam`
@@ -40,7 +41,26 @@ def make_ranker(method: str, *, model: LogLinearModel | None = None,
     `expand` (add each query word's k nearest W_p words; needs the model); lsi `dims` (300);
     ensemble `members` (default ("model2-jm", "loglinear")), `fusion` ("product" = Eq. 5, or
     "rrf"), and any option of its members.
+
+    With `p_expert`, a method the model's calibration holds a fit of P(expert) for, built with
+    the options it was fitted with (the defaults), gives rankings that carry it
+    (rankers/probability.py).
     """
+    ranker = _build(method, model, collection, dict(options))
+    fit = ((model.calibration or {}).get("probability", {}).get(method)
+           if p_expert and model is not None else None)
+    if fit is None or any(_DEFAULTS.get(k, object()) != v for k, v in options.items()):
+        return ranker
+    from expert_gui.core.rankers.probability import ExpertProbability
+
+    return ExpertProbability(ranker, fit)
+
+
+# Options whose values are the ones P(expert) is fitted with (the CLI always passes them).
+_DEFAULTS = {"aggregation": "sum", "fusion": "product"}
+
+
+def _build(method: str, model, collection, options: dict) -> Ranker:
     if method not in METHODS:
         raise QueryError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     unknown = set(options) - _accepted(method)
@@ -51,8 +71,7 @@ def make_ranker(method: str, *, model: LogLinearModel | None = None,
     if method == "ensemble":
         members = options.pop("members", ("model2-jm", "loglinear"))
         fusion = options.pop("fusion", "product")
-        rankers = [make_ranker(m, model=model, collection=collection, **_options_for(m, options))
-                   for m in members]
+        rankers = [_build(m, model, collection, _options_for(m, options)) for m in members]
         from expert_gui.core.rankers.ensemble import EnsembleRanker
 
         return EnsembleRanker(rankers, fusion=fusion)
@@ -83,17 +102,21 @@ def make_ranker(method: str, *, model: LogLinearModel | None = None,
 
 
 def _fusion(model, collection, options) -> FusionRanker:
-    """The members with the weights the model's calibration chose; equal weights (and
-    `calibrated` False) for a model trained without held-out documents."""
+    """The members with the weights the model's calibration chose, and why; for a model trained
+    without held-out documents, the anchor of an uncalibrated `auto`."""
     _require("auto", model=model, collection=collection)
-    from expert_gui.core.rankers.fusion import FusionRanker
-    from expert_gui.core.store.manifest import MEMBERS
+    from expert_gui.core.rankers.fusion import UNCALIBRATED, FusionRanker, auto_label
+    from expert_gui.core.store.manifest import ANCHORS, MEMBERS
 
     fusion = (model.calibration or {}).get("fusion")
-    weights = fusion["weights"] if fusion else [1.0 / len(MEMBERS)] * len(MEMBERS)
-    rankers = [make_ranker(m, model=model, collection=collection, **_options_for(m, options))
-               for m in (fusion["members"] if fusion else MEMBERS)]
-    return FusionRanker(rankers, weights, calibrated=fusion is not None)
+    if fusion is None:
+        members, weights = MEMBERS, [ANCHORS[UNCALIBRATED].get(m, 0.0) for m in MEMBERS]
+        decision = "uncalibrated"
+    else:
+        members, weights = fusion["members"], fusion["weights"]
+        decision = fusion.get("decision", "earlier rule")
+    rankers = [_build(m, model, collection, _options_for(m, options)) for m in members]
+    return FusionRanker(rankers, weights, decision=decision, label=auto_label(model.calibration))
 
 
 _OPTIONS = {"loglinear": {"aggregation"}, "tfidf": set(), "lsi": {"dims", "seed"}}

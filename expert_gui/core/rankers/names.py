@@ -5,3 +5,28 @@ METHODS = ("auto", "loglinear", "model1-jm", "model1-d", "model1-d-doc", "model2
            "tfidf", "lsi", "ensemble")
 AGGREGATIONS = ("sum", "mean", "informative")  # of the log-linear ranker's word scores
 FUSIONS = ("product", "rrf")  # of an ensemble's members
+
+METHOD_LABELS = {
+    "lsi": "LSI",
+    "tfidf": "TF-IDF",
+    "model1-d": "Model 1 (d)",
+    "model1-d-doc": "Model 1 (d, doc. length)",
+    "model1-jm": "Model 1 (jm)",
+    "model2-d": "Model 2 (d)",
+    "model2-jm": "Model 2 (jm)",
+    "loglinear": "Log-linear",
+    "ensemble": "Ensemble",
+    "auto": "Auto (fusion)",
+}
+"""How every screen and table names a method."""
+
+SCORE_NAMES = {
+    "loglinear": "log P(c|q)",
+    "model1-jm": "log P(q|c)", "model1-d": "log P(q|c)", "model1-d-doc": "log P(q|c)",
+    "model2-jm": "log P(q|c)", "model2-d": "log P(q|c)",
+    "tfidf": "cosine", "lsi": "cosine",
+    "ensemble": "product of reciprocal ranks (Eq. 5)",
+    "rrf": "reciprocal rank fusion",
+    "auto": "weighted sum of z-scores",
+}
+"""What each method's `score` is, as exports and tables name it."""

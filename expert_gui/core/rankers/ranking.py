@@ -7,7 +7,7 @@ The log-linear model, Model 1/2 with either smoothing, TF-IDF, LSI and the ensem
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -20,8 +20,11 @@ class Ranking:
     `people` are indices into `person_ids` (the ranker's candidates), `scores` their scores in
     the same order (descending; ties broken by person index). `probabilities` is set by rankers
     that produce a distribution over all candidates (the log-linear model): P(c|q) indexed by
-    person, not by rank. A query none of whose words the ranker knows has `no_known_words` set
-    and an empty ranking.
+    person, not by rank. `p_expert`, aligned with `scores`, is the probability that a person is
+    one of the right people for the query, the same scale for every query and method
+    (rankers/probability.py; None when the model holds no fit for the method). `candidates`
+    holds the person indices a ranking was restricted to (None: everybody). A query none of
+    whose words the ranker knows has `no_known_words` set and an empty ranking.
     """
 
     query: str
@@ -34,10 +37,24 @@ class Ranking:
     probabilities: np.ndarray | None = None
     entropy: float | None = None
     extra: dict = field(default_factory=dict)
+    p_expert: np.ndarray | None = None
+    candidates: np.ndarray | None = None
 
     @property
     def no_known_words(self) -> bool:
         return len(self.known_words) == 0
+
+    @property
+    def n_candidates(self) -> int:
+        """How many people this ranking could rank."""
+        return len(self.person_ids) if self.candidates is None else len(self.candidates)
+
+    def cut(self, depth: int | None) -> Ranking:
+        """The first `depth` people (all of them for None)."""
+        if depth is None or depth >= len(self.people):
+            return self
+        return replace(self, people=self.people[:depth], scores=self.scores[:depth],
+                       p_expert=None if self.p_expert is None else self.p_expert[:depth])
 
     def __len__(self) -> int:
         return len(self.people)

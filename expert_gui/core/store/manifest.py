@@ -81,21 +81,47 @@ MODEL_KEYS: dict[str, Check] = {
 
 # The methods `auto` fuses (rankers/fusion.py): the only ones a manifest's calibration may name.
 MEMBERS = ("loglinear", "model2-jm", "model1-d")
+# The fixed fusions `auto` starts from (core/evaluation/fusion_choice.py), by the members' names:
+# the paper's model alone, and the paper's ensemble pair as z-scores with equal weights.
+ANCHORS = {"loglinear": {"loglinear": 1.0},
+           "loglinear+model2-jm": {"loglinear": 0.5, "model2-jm": 0.5}}
+
+_WEIGHTS = list_of(number, min_length=1)
+# How the weights were chosen (issue 21); a model calibrated before has none of these keys.
+_FUSION_CHOICE: dict[str, Check] = {
+    "rule": nonempty_string, "decision": one_of(("anchor", "calibrated")), "label": string,
+    "anchor": one_of(tuple(ANCHORS)), "anchor_weights": _WEIGHTS, "prior_documents": integer(0),
+    "shrinkage": number,
+    "cv": obj({"folds": integer(1), "repeats": integer(1), "permutations": integer(1),
+               "anchor_map": number, "oof_map": optional(number), "p": optional(number)}),
+}
+_FUSION_OPTIONAL: dict[str, Check] = {**_FUSION_CHOICE, "bagged_weights": _WEIGHTS,
+                                      "bootstrap_sd": _WEIGHTS}
 
 
 def _calibration(value, where: str) -> None:
-    """The held-out documents and the weights of `auto` (core/evaluation/calibration.py)."""
+    """The held-out documents, the weights of `auto` and how they were chosen, every method's
+    measures there, and each method's fit of P(expert) (core/evaluation/calibration.py)."""
     fraction = obj({"fraction": number, "minimum": integer(0), "maximum": integer(0),
                     "seed": integer(), "documents": list_of(nonempty_string, unique=True)})
     fusion = obj({"members": list_of(one_of(MEMBERS), unique=True, min_length=1),
-                  "weights": list_of(number, min_length=1),
-                  "normalisation": constant("z-score")})
+                  "weights": _WEIGHTS, "normalisation": constant("z-score")}, _FUSION_OPTIONAL)
     measures = obj({}, other=obj({"AP": number, "RR": number}))
-    obj({"held_out": fraction, "fusion": fusion, "measures": measures})(value, where)
-    members, weights = value["fusion"]["members"], value["fusion"]["weights"]
-    if len(weights) != len(members) or min(weights) < 0:
-        raise SchemaError(f"{where}.fusion.weights", f"expected {len(members)} weights of at "
-                                                     f"least 0, found {weights}")
+    probability = obj({}, other=obj({"slope": number, "intercept": number,
+                                     "queries": integer(1)}))
+    obj({"held_out": fraction, "fusion": fusion, "measures": measures},
+        {"probability": probability})(value, where)
+    fusion = value["fusion"]
+    members = fusion["members"]
+    for key in ("weights", "anchor_weights", "bagged_weights", "bootstrap_sd"):
+        values = fusion.get(key, [0.0] * len(members))
+        if len(values) != len(members) or min(values) < 0:
+            raise SchemaError(f"{where}.fusion.{key}", f"expected {len(members)} numbers of "
+                                                       f"at least 0, found {values}")
+    chosen = set(_FUSION_CHOICE) & set(fusion)
+    if chosen and chosen != set(_FUSION_CHOICE):
+        missing = ", ".join(sorted(set(_FUSION_CHOICE) - chosen))
+        raise SchemaError(f"{where}.fusion", f"missing {missing}")
 
 
 # `collection_format`: how the collection was read (a reader's name), so that it is read the

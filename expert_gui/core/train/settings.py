@@ -3,7 +3,9 @@ form) does not import torch."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+import json
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
 
 OPTIMIZERS = ("adadelta", "adam")
 DEVICES = ("auto", "cpu", "cuda", "mps")
@@ -72,3 +74,55 @@ class TrainSettings:
     def from_dict(cls, d: dict) -> TrainSettings:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
+
+
+SUGGESTED_SETTINGS_FILE = "train_settings.json"
+PAPER_DEFAULTS = "the paper's defaults (section 4.4)"
+
+
+@dataclass(frozen=True)
+class SuggestedSettings:
+    """The settings to train a collection with: `base` with the collection's
+    `train_settings.json` over it, when its folder has one (a small collection such as the demo
+    trains well in seconds with smaller batches and more epochs). `source` says where they come
+    from, `values` what the file set, `problem` what in the file was not used ('' when none)."""
+
+    settings: TrainSettings
+    source: str
+    values: dict
+    problem: str = ""
+
+
+def suggested_settings_path(source: str | Path) -> Path | None:
+    """The collection's suggested training settings file, if its folder has one."""
+    if not source:
+        return None
+    folder = Path(source)
+    folder = folder if folder.is_dir() else folder.parent
+    path = folder / SUGGESTED_SETTINGS_FILE
+    return path if path.is_file() else None
+
+
+def suggested_settings(source: str | Path, base: TrainSettings = TrainSettings(),
+                       name: str = "") -> SuggestedSettings:
+    """`base` with the `train_settings.json` beside the collection at `source` over it: what the
+    app's training form shows and `expert-gui train` and `experiment` use. A file that cannot be
+    read, is not a JSON object or holds an invalid value is not used, and `problem` says why;
+    names the trainer does not have are left out, and `problem` names them."""
+    path = suggested_settings_path(source)
+    if path is None:
+        return SuggestedSettings(base, PAPER_DEFAULTS, {})
+    try:
+        values = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(values, dict):
+            raise ValueError("expected a JSON object of training settings")
+        known = {f.name for f in fields(TrainSettings)}
+        used = {k: v for k, v in values.items() if k in known}
+        settings = replace(base, **used)
+    except (OSError, ValueError, TypeError) as exc:
+        return SuggestedSettings(base, PAPER_DEFAULTS, {}, f"ignored {path}: {exc}")
+    unknown = sorted(set(values) - known)
+    problem = (f"{path} names settings the trainer does not have, left out: "
+               f"{', '.join(unknown)}") if unknown else ""
+    owner = f"{name}'s " if name else ""
+    return SuggestedSettings(settings, f"suggested by {owner}{path.name}", used, problem)

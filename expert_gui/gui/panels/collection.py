@@ -31,7 +31,7 @@ from expert_gui.core.data.formats.presets import TableColumns
 from expert_gui.core.data.formats.reading import LoadProgress
 from expert_gui.core.data.loading import collection_path, load_collection
 from expert_gui.core.data.topics import read_topics
-from expert_gui.core.evaluation.qrels import read_qrels
+from expert_gui.core.evaluation.qrels import coverage, read_qrels
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.table_columns import choose_table_columns, needs_columns
@@ -308,12 +308,24 @@ class CollectionPanel(QWidget):
         self.state.set_qrels(qrels, path)
 
     def _show_topics(self) -> None:
+        """How many topics and judgments, and how many of them match: judgments of other topics
+        or other people's ids would make every measure 0."""
         s = self.state
         parts = [f"{len(s.topics):,} topics" if s.topics else "no topics",
                  f"qrels for {len(s.qrels):,}" if s.qrels else "no qrels"]
-        self.topics_label.setText(", ".join(parts))
-        self.topics_label.setToolTip("\n".join(str(p) for p in (s.topics_path, s.qrels_path)
-                                               if p is not None))
+        text = ", ".join(parts)
+        tip = [str(p) for p in (s.topics_path, s.qrels_path) if p is not None]
+        if s.topics and s.qrels and s.collection is not None:
+            found = coverage(s.qrels, s.topics, s.collection.person_ids)
+            text = f"{len(s.topics):,} topics, qrels for {found.matched:,} of them"
+            if found.known < found.relevant:
+                text += f"; {found.known:,} of the {found.relevant:,} people judged are known"
+            if found.problem():
+                text = f'<span style="color:#c92a2a">{text}</span>'
+                tip.append(found.problem())
+            tip.append(found.text())
+        self.topics_label.setText(text)
+        self.topics_label.setToolTip("\n".join(tip))
 
     # -- showing ----------------------------------------------------------------------------------
     def _show_collection(self, collection, path: Path) -> None:

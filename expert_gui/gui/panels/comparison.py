@@ -6,6 +6,7 @@ method works best on this collection."""
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,14 +31,16 @@ from expert_gui.core.evaluation.analysis import APDifference, ap_difference
 from expert_gui.core.evaluation.calibration import held_out_measures, index_for
 from expert_gui.core.evaluation.evaluate import Stopped, evaluate
 from expert_gui.core.evaluation.measures import LABELS, evaluated_topics
+from expert_gui.core.evaluation.qrels import check_coverage, restrict
 from expert_gui.core.evaluation.tables import (
     TABLE2_METHODS,
     TABLE4_METHODS,
     Table,
     build_table,
     label,
-    weights_text,
 )
+from expert_gui.core.rankers.candidates import Restricted
+from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
@@ -62,23 +65,30 @@ class Evaluation:
     """Tables 2 and 4 and Figure 5 for the loaded topics."""
 
     n_topics: int
+    people: int  # the people ranked and judged within (0: everybody)
     table2: Table
     table4: Table
     difference: APDifference
 
 
 def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
-                     progress=None, should_stop=None) -> Evaluation:
-    """Rank and score every topic with every method of Tables 2 and 4 (runs in a worker)."""
+                     people: list[str] | None = None, progress=None,
+                     should_stop=None) -> Evaluation:
+    """Rank and score every topic with every method of Tables 2 and 4 (runs in a worker);
+    with `people`, only they are ranked and judged, and the topics none of whose relevant
+    people is among them are left out."""
+    if people:
+        qrels, _ = restrict(qrels, people)
+    check_coverage(qrels, queries, people or model.person_ids)
     topics = evaluated_topics(qrels, list(queries))
-    if not topics:
-        raise QueryError("none of the loaded topics has relevance judgments in the qrels")
     collection = index_for(model, collection)
     per_topic = {}
     for i, method in enumerate(EVALUATED):
         if progress is not None:
             progress((i, len(EVALUATED), label(method)))
         ranker = make_ranker(method, model=model, collection=collection)
+        if people:
+            ranker = Restricted(ranker, people)
         per_topic[method], _ = evaluate(ranker, queries, qrels, topics, should_stop=should_stop)
     if progress is not None:
         progress((len(EVALUATED), len(EVALUATED), "significance tests"))
@@ -86,7 +96,7 @@ def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
     table4 = build_table("Table 4", per_topic, TABLE4_METHODS, "ensemble")
     difference = ap_difference(topics, per_topic["loglinear"].values["AP"],
                                per_topic["model2-jm"].values["AP"])
-    return Evaluation(len(topics), table2, table4, difference)
+    return Evaluation(len(topics), len(people or ()), table2, table4, difference)
 
 
 def build_model2(collection, method: str):
@@ -208,6 +218,7 @@ class ComparisonPanel(QWidget):
         state.model_changed.connect(lambda _: self._reset())
         state.model_changed.connect(self._show_calibration)
         state.topics_changed.connect(self._reset)
+        state.people_changed.connect(self._reset)
         state.ranked.connect(self.compare)
         self._reset()
         self._show_calibration(state.model)
@@ -232,12 +243,12 @@ class ComparisonPanel(QWidget):
         fill_table(self.heldout_table, [
             [label(m), item(f"{measures[m][0]:.3f}", align_right=True),
              item(f"{measures[m][1]:.3f}", align_right=True)] for m in order])
-        weights = weights_text(calibration["fusion"]["members"], calibration["fusion"]["weights"])
         n = len(calibration["held_out"]["documents"])
+        auto = auto_label(calibration)
         self.heldout_label.setText(
             f"Each of the {n:,} documents held out of training is a query, its own people the "
             f"answers. Best on this collection: <b>{label(order[0])}</b> "
-            f"(MAP {measures[order[0]][0]:.3f}). Auto weighs {weights}.")
+            f"(MAP {measures[order[0]][0]:.3f}). Auto: {html.escape(auto)}.")
 
     def measure_held_out(self) -> None:
         s = self.state
@@ -364,7 +375,7 @@ class ComparisonPanel(QWidget):
         self.progress.setValue(0)
         self.eval_label.setText("Evaluating…")
         s.runner.start("evaluation", evaluate_methods, s.model, s.collection, dict(s.topics),
-                       s.qrels, on_progress=self._on_progress, on_success=self.show_evaluation,
+                       s.qrels, people=list(s.people), on_progress=self._on_progress, on_success=self.show_evaluation,
                        on_failure=self._failed)
 
     def _on_progress(self, events: list) -> None:
@@ -389,8 +400,10 @@ class ComparisonPanel(QWidget):
         set_placeholder(self.diff_plot, None)
         self.diff_bars.setOpts(x=np.arange(len(d.difference)), height=d.difference,
                                brushes=colours, pens=[pg.mkPen(None)] * len(colours))
+        within = (f" within the {evaluation.people:,} people chosen in the Query panel"
+                  if evaluation.people else "")
         self.eval_label.setText(
-            f"{evaluation.n_topics} judged topics. Marks: *** p < 0.01, ** p < 0.05, * p < 0.1 "
+            f"{evaluation.n_topics} judged topics{within}. Marks: *** p < 0.01, ** p < 0.05, * p < 0.1 "
             "(paired randomization test, Benjamini-Hochberg adjusted) against the reference row; "
             f"best in bold. Log-linear beats Model 2 (jm) on {d.wins} topics, loses on "
             f"{d.losses}, ties on {d.ties}.")

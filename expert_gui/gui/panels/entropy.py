@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from expert_gui.core.evaluation.analysis import EntropyFit, entropy_vs_ap
 from expert_gui.core.evaluation.evaluate import Stopped, check_stop
 from expert_gui.core.evaluation.measures import evaluated_topics, measure_run
+from expert_gui.core.evaluation.qrels import coverage
 from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
@@ -56,7 +57,7 @@ def topic_entropies(model, queries: dict[str, str], qrels: dict, *, progress=Non
     entropy = tuple(rankings[t].entropy for t in topics)
     fit = None
     judged = evaluated_topics(qrels, topics) if qrels else ()
-    if judged:
+    if judged and not coverage(qrels, topics, model.person_ids).problem():
         ap = measure_run(qrels, run_from_rankings(rankings), judged, ("AP",)).values["AP"]
         fit = entropy_vs_ap(judged, [rankings[t].entropy for t in judged], ap)
     return TopicEntropies(topics, entropy, fit)

@@ -1,13 +1,17 @@
 """Query panel: type a topic, see the people ranked by the chosen method (`auto`, the fusion
-calibrated on the model's held-out documents, by default) with the log-linear model's P(c|q)
-(Eq. 2), which query words the model does not know, why a person ranks where they do (each word's
-P(c|w), Eq. 1, and their supporting documents), and export the ranking as CSV or a TREC run."""
+chosen on the model's held-out documents, by default), each with the ranking method's own number
+under its name (P(expert), comparable across queries, where the model holds a fit for the
+method; else P(c|q) for the log-linear model, or the method's score), which query words the
+model does not know, why a person ranks where they do (each word's P(c|w), Eq. 1, and their
+supporting documents), only among a list of people if given, and export the ranking as CSV or a
+TREC run, labelled with the method, query, model, collection and date."""
 
 from __future__ import annotations
 
 import csv
 import html
 import re
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -30,11 +34,12 @@ from PySide6.QtWidgets import (
 from expert_gui.core.errors import OutputFolderError
 from expert_gui.core.evaluation.calibration import index_for
 from expert_gui.core.evaluation.runs import write_run
-from expert_gui.core.evaluation.tables import label, weights_text
+from expert_gui.core.evaluation.tables import label
 from expert_gui.core.paths import models_dir
+from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.loglinear import LogLinearRanker, supporting_documents
 from expert_gui.core.rankers.methods import make_ranker
-from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.rankers.names import METHODS, SCORE_NAMES
 from expert_gui.core.store.model_folders import (
     COMPLETE,
     PARTIAL,
@@ -42,6 +47,7 @@ from expert_gui.core.store.model_folders import (
     partial_text,
 )
 from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.people_filter import PeopleFilterDialog
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BarDelegate,
@@ -97,6 +103,7 @@ class QueryPanel(QWidget):
         self.method_ranker = None  # the chosen method's ranker, when it is not the log-linear one
         self.loglinear_ranking = None  # of the current query, always: P(c|q) and the entropy
         self.ranking = None  # of the current query by the chosen method
+        self.ranked_by = ""  # the method that made `ranking` (the log-linear one until ready)
         self._documents = []
 
         self.method_combo = QComboBox()
@@ -104,9 +111,13 @@ class QueryPanel(QWidget):
             self.method_combo.addItem(label(method), method)
         self.method_combo.setToolTip(
             "Which method ranks: Auto fuses the log-linear model, Model 2 (jm) and Model 1 (d) "
-            "with weights chosen on the documents held out of training; the others need the "
-            "model's collection too, except Log-linear")
-        self.method_combo.currentIndexChanged.connect(lambda _: self._build_method_ranker())
+            "as the documents held out of training showed best (and says how); the others need "
+            "the model's collection too, except Log-linear")
+        self.method_combo.currentIndexChanged.connect(lambda _: self._method_changed())
+        self.people_button = QPushButton("People: everybody")
+        self.people_button.setToolTip("Rank only some people: paste a list or open a file of "
+                                      "person ids or names (current staff, a reviewer pool)")
+        self.people_button.clicked.connect(self.choose_people)
 
         self.query_edit = QLineEdit()
         self.query_edit.setPlaceholderText("Type a topic, e.g. “memory allocation” (Ctrl+L)")
@@ -135,10 +146,8 @@ class QueryPanel(QWidget):
         # P(c|q) and its bar keep their width; ids and names share the rest, shortened with
         # "…" when the panel is narrow, so every number and bar stays on screen.
         bar_width = self.fontMetrics().horizontalAdvance("0") * 14
-        self.results = make_table(["Rank", "Person", "Name", "P(c|q)", ""])
+        self.results = make_table(["Rank", "Person", "Name", "P(expert)", ""])
         self.results.setItemDelegateForColumn(4, BarDelegate(self.results))
-        self.results.horizontalHeaderItem(3).setToolTip(
-            "The log-linear model's P(c|q) (Eq. 2), whichever method orders the list")
         self.results_fitter = ColumnFitter(self.results, content=(0, 3), fixed={4: bar_width},
                                            elastic=(1, 2))
         self.results.currentCellChanged.connect(lambda row, *_: self._explain(row))
@@ -158,6 +167,7 @@ class QueryPanel(QWidget):
 
         top = QHBoxLayout()
         top.addWidget(self.method_combo)
+        top.addWidget(self.people_button)
         top.addWidget(self.query_edit, 1)
         top.addWidget(self.depth_spin)
         top.addWidget(self.search_button)
@@ -193,6 +203,7 @@ class QueryPanel(QWidget):
         state.model_changed.connect(self._model_changed)
         state.collection_changed.connect(self._collection_changed)
         state.query_requested.connect(self.set_query)
+        state.people_changed.connect(self._people_changed)
         self._model_changed(state.model)
 
     # -- model and query --------------------------------------------------------------------------
@@ -200,8 +211,13 @@ class QueryPanel(QWidget):
         self.ranker = make_ranker("loglinear", model=model) if model is not None else None
         self.method_ranker = None
         enabled = model is not None
-        for w in (self.query_edit, self.search_button, self.depth_spin):
+        for w in (self.query_edit, self.search_button, self.depth_spin, self.people_button):
             w.setEnabled(enabled)
+        if model is not None and self.state.people:  # keep the people this model knows
+            known = set(model.person_ids)
+            kept = [p for p in self.state.people if p in known]
+            if kept != self.state.people:
+                self.state.set_people(kept)
         self.export_button.setEnabled(False)
         self.ranking = self.loglinear_ranking = None
         self._clear_results()
@@ -281,6 +297,33 @@ class QueryPanel(QWidget):
     def method(self) -> str:
         return self.method_combo.currentData()
 
+    def _method_changed(self) -> None:
+        """Every change of method ranks again at once: with the log-linear model while the
+        chosen method's ranker is built, then with it."""
+        self._build_method_ranker()
+        if self.query_edit.text().strip():
+            self.run_query()
+
+    def choose_people(self) -> None:
+        model = self.state.model
+        if model is None:
+            return
+        dialog = PeopleFilterDialog(list(model.person_ids), list(model.person_names),
+                                    self.state.people, self)
+        if dialog.exec():
+            self.set_people(dialog.chosen)
+
+    def set_people(self, person_ids: list[str]) -> None:
+        """Rank only these people (none: everybody); the comparison panel evaluates within them
+        too."""
+        self.state.set_people(person_ids)
+
+    def _people_changed(self) -> None:
+        n = len(self.state.people)
+        self.people_button.setText(f"People: {n:,} chosen" if n else "People: everybody")
+        if self.ranker is not None and self.query_edit.text().strip():
+            self.run_query()
+
     def _build_method_ranker(self) -> None:
         """Build the chosen method's ranker in a worker; until it is ready, and for Log-linear,
         the log-linear model ranks."""
@@ -316,9 +359,14 @@ class QueryPanel(QWidget):
         if self.ranker is None or not text:
             return
         self.loglinear_ranking = self.ranker.rank(text)
-        ranking = self.loglinear_ranking
+        ranker, self.ranked_by = self.ranker, "loglinear"
         if self.method_ranker is not None:
-            ranking = self.method_ranker.rank(text)
+            ranker, self.ranked_by = self.method_ranker, self.method()
+        people = self.state.people
+        if people:
+            ranker = Restricted(ranker, people)
+        ranking = ranker.rank(text) if people or ranker is not self.ranker else \
+            self.loglinear_ranking
         self.ranking = ranking
         self._show_words(ranking)
         self._show_ranking(ranking)
@@ -345,41 +393,66 @@ class QueryPanel(QWidget):
         self.words_label.setText(" &nbsp;·&nbsp; ".join(parts))
 
     def _method_note(self, ranking) -> str:
-        """Which method ranked, and for auto with which weights; P(c|q) is always the log-linear
-        model's."""
-        note = label(ranking.method)
-        if "weights" in ranking.extra:
-            weights = weights_text(ranking.extra["members"], ranking.extra["weights"])
-            how = "calibrated on held-out documents" if ranking.extra["calibrated"] else \
-                "equal weights"
-            note += f" ({weights}; {how})"
-        elif self.method() != ranking.method:
+        """Which method ranked, and for auto with what and why."""
+        note = label(self.ranked_by)
+        if "label" in ranking.extra:
+            note += f": {ranking.extra['label']}"
+        elif self.method() != self.ranked_by:
             note += f" ({label(self.method())} is being prepared" + \
                 ("" if self.state.collection is not None else ": open the model's collection") + ")"
+        if ranking.candidates is not None:
+            note += f"; among the {ranking.n_candidates:,} people chosen"
         return note
+
+    def shown_values(self, ranking) -> tuple[str, str, list[float], bool]:
+        """The number the list shows beside each person, under the ranking method's name: the
+        column's header, its tooltip, the values (in rank order) and whether bars suit them."""
+        method = label(self.ranked_by)
+        people = ranking.people[:self.depth_spin.value()]
+        if ranking.p_expert is not None:
+            fit = ranking.extra.get("p_expert", {})
+            return (f"{method} P(expert)",
+                    f"P(expert) by {method}: the probability that the person is one of the "
+                    "right people for this query, on the same scale for every query and "
+                    f"method (a logistic fit on the model's {fit.get('queries', 0):,} held-out "
+                    "documents)", ranking.p_expert[:len(people)].tolist(), True)
+        if self.ranked_by == "loglinear" and ranking.probabilities is not None:
+            return (f"{method} P(c|q)", "P(c|q) of the log-linear model (Eq. 2): shared "
+                    "among the people, so not comparable across queries",
+                    ranking.probabilities[people].tolist(), True)
+        name = SCORE_NAMES.get(self.ranked_by, "score")
+        return (f"{method}: {name}", f"{method}'s own score, {name} (no P(expert): the model "
+                "was trained without held-out documents or before P(expert) existed)",
+                ranking.scores[:len(people)].tolist(), False)
 
     def _show_ranking(self, ranking) -> None:
         model = self.state.model
         depth = self.depth_spin.value()
         rows = []
-        probs = self.loglinear_ranking.probabilities
+        header, tip, values, bars = self.shown_values(ranking)
+        head = self.results.horizontalHeaderItem(3)
+        head.setText(header)
+        head.setToolTip(tip)
         shown = ranking.people[:depth]
-        top_p = float(probs[shown].max()) if len(shown) else 1.0  # bars: share of the largest
-        for rank, person in enumerate(shown, start=1):
-            p = float(probs[person])
+        top = max(values, default=1.0)  # bars: share of the largest
+        for rank, (person, value) in enumerate(zip(shown, values, strict=True), start=1):
             bar = item("")
-            bar.setData(Qt.ItemDataRole.UserRole, p / top_p if top_p > 0 else 0.0)
-            bar.setToolTip(f"P(c|q) = {p:.4g}")
+            if bars:
+                bar.setData(Qt.ItemDataRole.UserRole, value / top if top > 0 else 0.0)
+                bar.setToolTip(f"{header} = {value:.4g}")
             name = model.person_names[person]
+            text = f"{value:.4f}" if bars else f"{value:.4g}"
             rows.append([rank, item(model.person_ids[person], tooltip=model.person_ids[person]),
-                         item(name, tooltip=name), item(f"{p:.4f}", align_right=True), bar])
+                         item(name, tooltip=name), item(text, align_right=True, tooltip=tip),
+                         bar])
         self._clear_results()
         fill_table(self.results, rows)
         self.results_fitter.fit()
+        among = "" if ranking.candidates is None else f" of {ranking.n_candidates:,} chosen"
         if len(ranking):
             self.results_box.setTitle(f"Ranked people: top {len(rows):,} of {len(ranking):,}"
                                       if len(rows) < len(ranking) else
-                                      f"Ranked people: all {len(rows):,}")
+                                      f"Ranked people: all {len(rows):,}{among}")
         if rows:
             self.results.selectRow(0)
             self._explain(0)
@@ -392,8 +465,8 @@ class QueryPanel(QWidget):
         explanation = self.ranker.explain(self.ranking, person)
         model = self.state.model
         how = (": the product of P(c|w) over the query words (Eq. 2) decides the order."
-               if self.ranking.method == "loglinear" else
-               f" by {html.escape(label(self.ranking.method))}; "
+               if self.ranked_by == "loglinear" else
+               f" by {html.escape(label(self.ranked_by))}; "
                "below, the log-linear model's evidence.")
         self.why_label.setText(
             f"<b>{html.escape(model.person_names[person])}</b> "
@@ -450,11 +523,18 @@ class QueryPanel(QWidget):
             self.save_ranking(Path(path), trec="TREC" in chosen or path.endswith(".run"))
 
     def save_ranking(self, path: Path, *, trec: bool) -> None:
+        """The ranking on screen, as listed (all of its people, not only those shown)."""
         try:
             if trec:
-                write_run(path, {TREC_TOPIC_ID: self.ranking}, tag=self.ranking.method)
+                write_run(path, {TREC_TOPIC_ID: self.ranking}, tag=self.ranked_by,
+                          p_expert=self.ranking.p_expert is not None)
             else:
-                write_ranking_csv(path, self.ranking, self.state.model.person_names)
+                s = self.state
+                write_ranking_csv(path, self.ranking, s.model.person_names, {
+                    "method": label(self.ranked_by), "query": self.ranking.query,
+                    "model": str(s.model_path or ""), "collection": str(s.collection_path or ""),
+                    "exported": datetime.now().astimezone().isoformat(timespec="seconds")},
+                    score=SCORE_NAMES.get(self.ranked_by, "score"))
         except (OSError, OutputFolderError) as exc:
             show_error(self, f"Cannot write {path.name}", exc)
             return
@@ -470,13 +550,22 @@ def all_supporting_documents(collection, person_id: str, words) -> tuple:
                                 n=len(collection.documents_of(person)))
 
 
-def write_ranking_csv(path: Path, ranking, person_names: list[str]) -> None:
-    """rank, person id, name, P(c|q), log P(c|q): one row per ranked person."""
+def write_ranking_csv(path: Path, ranking, person_names: list[str], about: dict[str, str], *,
+                      score: str) -> None:
+    """One row per ranked person: rank, id, name, the method's score under its own name
+    (`score`: "log P(q|c)", ...), P(expert) when the ranking has it, P(c|q) for the log-linear
+    model; then what made the ranking (`about`: method, query, model, collection, exported) on
+    every row, so a row read alone still says where its numbers come from."""
+    p_expert, p_c_q = ranking.p_expert is not None, ranking.probabilities is not None
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["rank", "person_id", "name", "probability", "log_probability"])
-        for rank, (person, score) in enumerate(zip(ranking.people, ranking.scores,
+        w.writerow(["rank", "person_id", "name", score, *(["P(expert)"] if p_expert else []),
+                    *(["P(c|q)"] if p_c_q else []), *about])
+        for rank, (person, value) in enumerate(zip(ranking.people, ranking.scores,
                                                    strict=True), start=1):
-            p = "" if ranking.probabilities is None else f"{ranking.probabilities[person]:.6g}"
-            w.writerow([rank, ranking.person_ids[person], person_names[person], p,
-                        f"{score:.6g}"])
+            row = [rank, ranking.person_ids[person], person_names[person], f"{value:.6g}"]
+            if p_expert:
+                row.append(f"{ranking.p_expert[rank - 1]:.6g}")
+            if p_c_q:
+                row.append(f"{ranking.probabilities[person]:.6g}")
+            w.writerow(row + list(about.values()))

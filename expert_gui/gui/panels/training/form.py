@@ -4,10 +4,8 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
-from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -24,7 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from expert_gui.core.train.settings import DEVICES, OPTIMIZERS, TrainSettings
+from expert_gui.core.train.settings import (
+    DEVICES,
+    OPTIMIZERS,
+    PAPER_DEFAULTS,
+    TrainSettings,
+    suggested_settings,
+)
 
 # Where the form departs from the trainer's defaults: training leaves one core to the window.
 GUI_DEFAULTS = {"threads": max(1, (os.cpu_count() or 2) - 1)}
@@ -65,19 +69,6 @@ TOOLTIPS = {
     "threads": "CPU threads for training (0: torch's default, every core). The app starts "
                "with one core fewer, so the window stays responsive while it trains.",
 }
-
-
-SUGGESTED_SETTINGS_FILE = "train_settings.json"
-
-
-def suggested_settings_path(source: str) -> Path | None:
-    """The collection's suggested training settings file, if its folder has one."""
-    if not source:
-        return None
-    folder = Path(source)
-    folder = folder if folder.is_dir() else folder.parent
-    path = folder / SUGGESTED_SETTINGS_FILE
-    return path if path.is_file() else None
 
 
 def form_defaults() -> TrainSettings:
@@ -211,23 +202,12 @@ class _PathField(QWidget):
         self.edit.setToolTip(tip)
 
 
-PAPER_DEFAULTS = "the paper's defaults (section 4.4)"
-
-
 def collection_defaults(collection) -> tuple[TrainSettings, str, str]:
-    """The form's defaults for a collection: its `train_settings.json` over the paper's, when it
-    ships one. Returns the settings, where they come from (for the form's caption), and a
-    problem with the file ('' when none)."""
-    paper = form_defaults()
-    path = suggested_settings_path(collection.source) if collection is not None else None
-    if path is None:
-        return paper, PAPER_DEFAULTS, ""
-    try:
-        values = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(values, dict):
-            raise ValueError("expected a JSON object of training settings")
-        known = {f.name for f in dataclasses.fields(TrainSettings)}
-        suggested = dataclasses.replace(paper, **{k: v for k, v in values.items() if k in known})
-    except (OSError, ValueError, TypeError) as exc:
-        return paper, PAPER_DEFAULTS, f"ignored {path}: {exc}"
-    return suggested, f"suggested by {collection.name}'s {path.name}", ""
+    """The form's defaults for a collection: its `train_settings.json` over the form's own
+    defaults, when it ships one (core/train/settings.py, which `expert-gui train` uses too).
+    Returns the settings, where they come from (for the form's caption), and a problem with the
+    file ('' when none)."""
+    if collection is None:
+        return form_defaults(), PAPER_DEFAULTS, ""
+    found = suggested_settings(collection.source, form_defaults(), collection.name)
+    return found.settings, found.source, found.problem

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.errors import ModelFileError
 from expert_gui.core.paths import models_dir
+from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.store.model_folders import (
     DAMAGED,
     INTERRUPTED,
@@ -443,8 +444,10 @@ class TrainingPanel(QWidget):
                 if stopped else "Trained; saved in ") + html.escape(str(folder))
         if self.state.fits(model):
             self.state.set_model(model, folder)
+            # what the held-out documents decided for auto, as `expert-gui train` says it
+            auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
             self.state.message.emit("Training stopped, partial model kept" if stopped
-                                    else "Training done")
+                                    else f"Training done{auto}")
         else:  # another collection was opened meanwhile: the model waits in the list
             done += (f". Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
                      ", not to the collection now open")

@@ -1,0 +1,64 @@
+"""Fitting P(expert) = sigmoid(a z + b) (rankers/probability.py) on the held-out documents: a
+logistic regression of "is one of the document's people" on the per-query z-score, every
+candidate of every held-out query being one example."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from expert_gui.core.rankers.fusion import zscores
+from expert_gui.core.rankers.probability import sigmoid
+
+ITERATIONS = 100
+RIDGE = 1e-6  # keeps a and b finite when the examples are separable
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(a, b) maximising sum log P(y | sigmoid(a x + b)) (with a negligible ridge), by Newton's
+    method with step halving."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    design = np.column_stack([x, np.ones(len(x))])
+    rate = min(max(y.mean(), 1e-9), 1 - 1e-9)
+    beta = np.array([0.0, np.log(rate / (1 - rate))])
+
+    def objective(b: np.ndarray) -> float:
+        t = design @ b
+        return float((y * t - np.logaddexp(0.0, t)).sum() - 0.5 * RIDGE * b @ b)
+
+    current = objective(beta)
+    for _ in range(ITERATIONS):
+        p = sigmoid(design @ beta)
+        gradient = design.T @ (y - p) - RIDGE * beta
+        hessian = (design * (p * (1 - p))[:, None]).T @ design + RIDGE * np.eye(2)
+        step = np.linalg.solve(hessian, gradient)
+        for _ in range(30):
+            trial = objective(beta + step)
+            if trial >= current:
+                break
+            step /= 2
+        beta, previous, current = beta + step, current, trial
+        if abs(current - previous) <= 1e-12 * max(1.0, abs(current)):
+            break
+    return float(beta[0]), float(beta[1])
+
+
+def fit_expert_probability(scores: Sequence[np.ndarray | None],
+                           relevant: Sequence[np.ndarray]) -> dict | None:
+    """The fit of one method: `scores[i]` are its scores of every candidate for held-out query
+    i (None: it knows no word of the query, which is left out), `relevant[i]` the indices of
+    that query's people among them. None when no query is left."""
+    xs, ys = [], []
+    for s, rel in zip(scores, relevant, strict=True):
+        if s is None or not len(s):
+            continue
+        label = np.zeros(len(s))
+        label[np.asarray(rel, dtype=np.int64)] = 1.0
+        xs.append(zscores(s))
+        ys.append(label)
+    if not xs:
+        return None
+    a, b = fit_logistic(np.concatenate(xs), np.concatenate(ys))
+    return {"slope": a, "intercept": b, "queries": len(xs)}

@@ -1,0 +1,40 @@
+"""Ranking only some people (`--candidates`, the app's people filter): every person is ranked as
+usual, then those outside the set are left out, so each score and P(expert) is the one the method
+gives over everybody and the order among the candidates is unchanged."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+
+import numpy as np
+
+from expert_gui.core.errors import QueryError
+from expert_gui.core.rankers.ranking import Ranker, Ranking
+
+
+class Restricted:
+    """A ranker whose rankings hold only `people` (ids); anything else is the wrapped ranker's."""
+
+    def __init__(self, ranker: Ranker, people: Collection[str]):
+        self.ranker = ranker
+        index = {p: i for i, p in enumerate(ranker.person_ids)}
+        unknown = [p for p in people if p not in index]
+        if unknown:
+            raise QueryError(f"{ranker.name} does not rank {', '.join(unknown[:5])}")
+        self.candidates = np.array(sorted(index[p] for p in people), dtype=np.int64)
+        self._keep = np.zeros(len(ranker.person_ids), dtype=bool)
+        self._keep[self.candidates] = True
+
+    def __getattr__(self, name):
+        if name == "ranker":  # not set yet: no recursion
+            raise AttributeError(name)
+        return getattr(self.ranker, name)
+
+    def rank(self, query: str, depth: int | None = None) -> Ranking:
+        full = self.ranker.rank(query)
+        keep = self._keep[full.people]
+        ranking = replace(full, people=full.people[keep], scores=full.scores[keep],
+                          p_expert=None if full.p_expert is None else full.p_expert[keep],
+                          candidates=self.candidates)
+        return ranking.cut(depth)

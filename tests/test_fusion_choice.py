@@ -1,0 +1,129 @@
+"""How `auto`'s weights are chosen: the grid's AP per query, bagging, out-of-fold AP, the
+one-sided randomization test, and the anchor-gated shrinkage, each against a hand computation."""
+
+import numpy as np
+import pytest
+
+from expert_gui.core.evaluation.fusion_choice import (
+    PRIOR_DOCUMENTS,
+    bagged_weights,
+    choose_fusion,
+    grid_average_precisions,
+    out_of_fold,
+)
+from expert_gui.core.evaluation.significance import randomization_test
+from expert_gui.core.rankers.fusion import average_precisions, simplex_grid
+from expert_gui.core.store.manifest import MEMBERS
+
+GRID = simplex_grid(3)
+LL = int(np.flatnonzero((GRID == [1, 0, 0]).all(axis=1))[0])
+PAIR = int(np.flatnonzero((GRID == [0.5, 0.5, 0]).all(axis=1))[0])
+
+
+class Ordered:
+    """A random generator whose permutation is the identity: folds by hand."""
+
+    def permutation(self, n):
+        return np.arange(n)
+
+
+def test_grid_average_precisions_are_each_points_ap_and_zero_without_known_words():
+    rng = np.random.default_rng(0)
+    zs = [rng.normal(size=(3, 12)) for _ in range(3)] + [np.zeros((3, 12))]
+    rel = [np.array([1, 5]), np.array([0]), np.array([]), np.array([2])]
+    ap = grid_average_precisions(GRID, zs, rel)
+    assert ap.shape == (len(GRID), 4)
+    np.testing.assert_allclose(ap[:, 0], average_precisions(GRID @ zs[0], rel[0]))
+    np.testing.assert_allclose(ap[:, 1], average_precisions(GRID @ zs[1], rel[1]))
+    assert not ap[:, 2].any() and not ap[:, 3].any()  # nobody relevant; no member knew a word
+
+
+def test_out_of_fold_by_hand():
+    # two grid points, four queries; folds of the identity order: {0, 2} and {1, 3}
+    ap = np.array([[0.9, 0.1, 0.8, 0.2],
+                   [0.1, 0.9, 0.3, 0.7]])
+    # fold {0, 2}: trained on {1, 3}, point 1 wins (1.6 vs 0.3) -> 0.1, 0.3
+    # fold {1, 3}: trained on {0, 2}, point 0 wins (1.7 vs 0.4) -> 0.1, 0.2
+    np.testing.assert_allclose(out_of_fold(ap, Ordered(), folds=2, repeats=1),
+                               [0.1, 0.1, 0.3, 0.2])
+
+
+def test_bagged_weights_of_a_point_best_on_every_query_are_that_point():
+    ap = np.zeros((len(GRID), 30))
+    ap[7] = 1.0
+    mean, sd = bagged_weights(ap, GRID, np.random.default_rng(0), draws=50)
+    np.testing.assert_allclose(mean, GRID[7])
+    np.testing.assert_allclose(sd, 0.0, atol=1e-12)
+
+
+def test_bagged_weights_average_the_bootstrap_choices():
+    # two queries, each won by another point: a bootstrap sample's winner is the point of the
+    # query drawn more often (ties: the first point in grid order, query 0's)
+    ap = np.zeros((len(GRID), 2))
+    ap[0, 0], ap[1, 1] = 1.0, 1.0
+    rng = np.random.default_rng(3)
+    draws = np.random.default_rng(3).integers(0, 2, size=(40, 2))
+    mean, _ = bagged_weights(ap, GRID, rng, draws=40)
+    wins_of_0 = (draws == 0).sum(axis=1) >= 1
+    want = np.where(wins_of_0[:, None], GRID[0], GRID[1]).mean(axis=0)
+    np.testing.assert_allclose(mean, want)
+
+
+def test_one_sided_randomization_by_hand():
+    d = np.ones(3)  # all 2^3 sign patterns equally likely; only all-positive reaches the mean
+    p = randomization_test(d, np.zeros(3), n_permutations=20000, seed=1, one_sided=True)
+    assert p == pytest.approx(1 / 8, abs=0.01)
+    assert randomization_test(d, np.zeros(3), n_permutations=20000, seed=1) == \
+        pytest.approx(2 / 8, abs=0.01)
+    assert randomization_test(-d, np.zeros(3), n_permutations=2000, seed=1,
+                              one_sided=True) == 1.0
+
+
+def held_out(n, gain, seed=0):
+    """AP of the grid on n queries: the pair anchor 0.5, log-linear 0.45, Model 1 (d) alone
+    0.5 + gain, and every other point noise around 0.4."""
+    rng = np.random.default_rng(seed)
+    ap = rng.uniform(0.3, 0.5, size=(len(GRID), n))
+    ap[LL] = 0.45
+    ap[PAIR] = 0.5
+    ap[np.flatnonzero((GRID == [0, 0, 1]).all(axis=1))[0]] = 0.5 + gain
+    return ap
+
+
+def test_a_calibration_that_generalises_moves_the_anchor_by_n_over_n_plus_the_prior():
+    ap = held_out(300, 0.2)
+    record = choose_fusion(ap, GRID, MEMBERS, seed=0)
+    assert record["decision"] == "calibrated" and record["anchor"] == "loglinear+model2-jm"
+    np.testing.assert_allclose(record["bagged_weights"], [0, 0, 1])
+    shrink = 300 / (300 + PRIOR_DOCUMENTS)
+    assert record["shrinkage"] == pytest.approx(shrink)
+    np.testing.assert_allclose(record["weights"], [0.5 * (1 - shrink), 0.5 * (1 - shrink),
+                                                   shrink])
+    assert record["cv"]["oof_map"] == pytest.approx(0.7) and record["cv"]["p"] < 0.05
+    assert record["label"].startswith("Log-linear 0.20, Model 2 (jm) 0.20, Model 1 (d) 0.60 — "
+                                      "calibrated on 300 held-out documents")
+
+
+def test_an_inconclusive_calibration_is_the_anchor_and_says_so():
+    ap = held_out(50, 0.0)
+    ap[:, ::2] = ap[::-1, ::2]  # half the queries prefer the other end of the grid
+    ap[LL], ap[PAIR] = 0.45, 0.5
+    record = choose_fusion(ap, GRID, MEMBERS, seed=0)
+    assert record["decision"] == "anchor" and record["weights"] == [0.5, 0.5, 0.0]
+    assert record["shrinkage"] == 0.0 and record["cv"]["p"] >= 0.05
+    assert "calibration inconclusive on 50 held-out documents" in record["label"]
+
+
+def test_the_anchor_is_the_one_with_the_higher_held_out_map_a_tie_going_to_the_pair():
+    ap = held_out(5, 0.0)  # too few documents to test: the anchor alone
+    ap[LL] = 0.6
+    record = choose_fusion(ap, GRID, MEMBERS, seed=0)
+    assert record["anchor"] == "loglinear" and record["weights"] == [1.0, 0.0, 0.0]
+    assert record["cv"]["p"] is None and "too few held-out documents" in record["label"]
+    ap[LL] = ap[PAIR]
+    assert choose_fusion(ap, GRID, MEMBERS, seed=0)["anchor"] == "loglinear+model2-jm"
+
+
+def test_the_same_held_out_documents_always_choose_the_same_weights():
+    ap = held_out(60, 0.05, seed=4)
+    assert choose_fusion(ap, GRID, MEMBERS, seed=2) == choose_fusion(ap, GRID, MEMBERS, seed=2)
