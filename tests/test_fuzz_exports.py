@@ -6,7 +6,7 @@ deep nesting) finish in time."""
 
 import json
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from test_fuzz_loaders import CONTENT, FUZZ, HANGS, MEGABYTE, check_files, repeated
 
@@ -99,6 +99,7 @@ def test_export_tables(header, body, ext):
                                                  "f.bib", "g.ris", "README"]),
                                 bits(_WOS + _MEDLINE + _CSL + _PUBMED_XML)),
                       min_size=1, max_size=4, unique_by=lambda f: f[0]))
+@example(files=[("a.txt", b"\x00\r\t")])  # a first line ending in a lone \r (a csv.Error once)
 def test_a_folder_of_exports(files):
     check_files(dict(files), format="exports", use_cache=False)
 

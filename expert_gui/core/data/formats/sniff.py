@@ -46,7 +46,7 @@ def export_kind(path: Path) -> str | None:
         return "ris"
     text = head_text(path)
     s = text.lstrip()
-    first = s.split("\n", 1)[0].rstrip("\r")
+    first = (s.splitlines() or [""])[0]  # a line ends at \n, \r\n or \r, as the readers' do
     if _WOS_FIRST.match(first) and _WOS_TAG.search(s):
         return "wos"
     if first.startswith("PMID-"):
