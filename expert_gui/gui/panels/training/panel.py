@@ -83,6 +83,13 @@ class TrainingPanel(QWidget):
 
         self.form = SettingsForm()
         self.form.changed.connect(self._show_form_origin)
+        self.form.changed.connect(self._update_buttons)
+        # Why the form's settings cannot train (Train is then disabled).
+        self.problem_label = QLabel()
+        self.problem_label.setObjectName("settings-problem")
+        self.problem_label.setWordWrap(True)
+        self.problem_label.setStyleSheet("color: #c92a2a;")
+        self.problem_label.setVisible(False)
         form_scroll = self.form_scroll = QScrollArea()
         form_scroll.setWidget(self.form)
         form_scroll.setWidgetResizable(True)
@@ -165,9 +172,11 @@ class TrainingPanel(QWidget):
         defaults_row.addWidget(self.reset_button)
         sl.addLayout(defaults_row)
         sl.addWidget(form_scroll, 1)
-        # One line (whole in its tooltip), so a small window keeps its rows for the settings.
-        self.text_label = ElidedLabel("Text: open a collection.")
+        sl.addWidget(self.problem_label)
+        # Wrapped, never cut: how the collection's text became words.
+        self.text_label = QLabel("Text: open a collection.")
         self.text_label.setObjectName("text-settings")
+        self.text_label.setWordWrap(True)
         sl.addWidget(self.text_label)
         ml = QVBoxLayout(self.models_box)
         self.models_note = ElidedLabel()  # one line, whole in its tooltip
@@ -262,7 +271,7 @@ class TrainingPanel(QWidget):
 
     def _show_form_origin(self) -> None:
         """The caption says whose settings the form shows; Reset is offered when edited."""
-        edited = self.form.settings() != self._defaults
+        edited = self.form.values() != self._defaults.to_dict()
         if self._form_origin:
             text = self._form_origin
         elif not edited:
@@ -283,7 +292,10 @@ class TrainingPanel(QWidget):
 
     def _update_buttons(self) -> None:
         training = self.is_training()
-        self.train_button.setEnabled(self.can_train())
+        _, problem = self.form.problem()
+        self.problem_label.setText(f"Cannot train: {problem}." if problem else "")
+        self.problem_label.setVisible(bool(problem) and not training)
+        self.train_button.setEnabled(self.can_train() and not problem)
         selected = self._selected()
         self.continue_button.setEnabled(self.can_train() and selected is not None
                                         and selected.can_continue)
