@@ -19,7 +19,7 @@ from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 TRAIN_OPTIONS = {
     "window": int, "dim": int, "batch_size": int, "epochs": int, "l2": float,
     "learning_rate": float, "validation_fraction": float, "patience": int, "seed": int,
-    "checkpoint_every": int, "threads": int,
+    "checkpoint_every": int, "checkpoint_minutes": float, "threads": int,
 }
 
 
@@ -46,6 +46,8 @@ def register(sub):
         "seed": f"random seed (default {d.seed})",
         "checkpoint_every": f"steps between checkpoints, also taken at epoch ends; 0: only at "
                             f"the end (default {d.checkpoint_every})",
+        "checkpoint_minutes": f"also checkpoint after this many minutes of training since the "
+                              f"last one; 0: never by time (default {d.checkpoint_minutes:g})",
         "threads": "CPU threads for torch (default: torch's choice)",
     }
     for name, kind in TRAIN_OPTIONS.items():
