@@ -56,7 +56,7 @@ def test_calibration_is_saved_and_auto_is_never_below_its_members(split, trained
     assert saved["fusion"]["members"] == list(MEMBERS)
     assert sum(saved["fusion"]["weights"]) == pytest.approx(1.0)
     measures = saved["measures"]
-    assert set(measures) == {*MEMBERS, "auto"}
+    assert set(measures) == {*MEMBERS, "auto", "chance"}  # chance: a random ranking's
     assert measures["auto"]["AP"] >= max(measures[m]["AP"] for m in MEMBERS) - 1e-12
     for method, per_topic in held_out_measures(model, split.collection,
                                                (*MEMBERS, "auto")).items():

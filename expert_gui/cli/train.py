@@ -111,8 +111,9 @@ def run(args) -> int:
 
     from expert_gui.core.data.loading import load_collection
     from expert_gui.core.errors import TrainingError
-    from expert_gui.core.evaluation.calibration import train_and_calibrate
+    from expert_gui.core.evaluation.calibration import TrainingStage, train_and_calibrate
     from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
+    from expert_gui.core.evaluation.quality import held_out_warning
     from expert_gui.core.store.storage import check_model_folder
     from expert_gui.core.train.embeddings import load_word_vectors
     from expert_gui.core.train.net import select_device
@@ -152,6 +153,10 @@ def run(args) -> int:
     bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr)
 
     def progress(event):
+        if isinstance(event, TrainingStage):  # after the steps: calibrating, saving
+            done = f" {event.done:,}/{event.total:,}" if event.total else ""
+            bar.set_postfix_str(f"{event.text}{done}", refresh=True)
+            return
         bar.total = event.total_steps
         bar.n = event.step
         val = "-" if event.val_loss is None else f"{event.val_loss:.4g}"
@@ -175,6 +180,9 @@ def run(args) -> int:
           f"{last.get('val_loss') or float('nan'):.4g}")
     if model.calibration:
         print(held_out_summary(model.calibration))
+        warning = held_out_warning(model.calibration["measures"])
+        if warning:
+            print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

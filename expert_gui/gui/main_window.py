@@ -32,7 +32,8 @@ from expert_gui.gui.panels.entropy import EntropyPanel
 from expert_gui.gui.panels.neighbours import NeighboursPanel
 from expert_gui.gui.panels.profile import ProfilePanel
 from expert_gui.gui.panels.query import QueryPanel
-from expert_gui.gui.panels.training.panel import TrainingPanel
+from expert_gui.gui.panels.training.panel import TrainingPanel, model_warning
+from expert_gui.gui.panels.training.saved_models import WARNING_SIGN
 from expert_gui.gui.state import AppState
 from expert_gui.gui.welcome import GuideDialog, WelcomeBanner
 from expert_gui.gui.widgets import ElidedLabel
@@ -371,7 +372,7 @@ class MainWindow(QMainWindow):
         self.training_label.setVisible(tp.is_training())
         self.query_panel.set_training(tp.is_training())
         paused = tp.is_paused()
-        self.training_label.setText("Training paused" if paused else "Training…")
+        self.training_label.setText(tp.activity())
         self.training_label.setStyleSheet("color: #495057; font-weight: bold;" if paused
                                           else "color: #d9480f; font-weight: bold;")
 
@@ -384,11 +385,15 @@ class MainWindow(QMainWindow):
     def _show_model_state(self, model) -> None:
         if model is None:
             self.model_label.setText("No model")
+            self.model_label.setStyleSheet("")
             return
         name = self.state.model_path.name if self.state.model_path else "unsaved model"
         partial = f", partial: {partial_text(model)}" if partial_text(model) else ""
+        warning = model_warning(model)
         self.model_label.setText(f"Model: {name} ({model.n_people:,} people, "
-                                 f"{len(model.vocab):,} words, dim {model.dim}{partial})")
+                                 f"{model.n_words:,} words, dim {model.dim}{partial})"
+                                 + (f" {WARNING_SIGN} {warning}" if warning else ""))
+        self.model_label.setStyleSheet("color: #c92a2a;" if warning else "")
         if self.state.model_path is not None:
             settings().setValue("last/model", str(self.state.model_path))
 

@@ -75,7 +75,9 @@ def test_an_interrupted_run_is_listed_and_continues(qtbot, window):
     panel = window.training_panel
     total = read_model_folder(folder).total_steps
     assert total > 7
-    assert _list(panel) == [f"gui-interrupted\ninterrupted at step 6 of {total} (epoch 1 of 2)"]
+    [listed] = _list(panel)
+    assert listed.startswith("gui-interrupted · ")
+    assert f"\ninterrupted at step 6 of {total} (epoch 1 of 2) · " in listed
     panel.models_list.setCurrentRow(0)
     assert panel.continue_button.isEnabled()
     panel.continue_button.click()

@@ -6,12 +6,14 @@ chooses the fusion weights, and returns the `calibration` record a model keeps i
 
     {"held_out": {fraction, minimum, maximum, seed, documents: [ids]},
      "fusion": {"members": [...], "weights": [...], "normalisation": "z-score"},
-     "measures": {method: {"AP": MAP, "RR": MRR}}}   (over the held-out documents)
+     "measures": {method: {"AP": MAP, "RR": MRR}}}   (over the held-out documents; the
+                                                      method "chance": a random ranking's)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,6 +30,7 @@ from expert_gui.core.evaluation.heldout import (
     hold_out,
 )
 from expert_gui.core.evaluation.measures import PerTopic, measure_run
+from expert_gui.core.evaluation.quality import CHANCE, chance_measures
 from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.model.loglinear import LogLinearModel
 from expert_gui.core.rankers.common import ranked
@@ -45,6 +48,17 @@ if TYPE_CHECKING:
 CALIBRATION_MEASURES = ("AP", "RR")
 
 
+@dataclass(frozen=True)
+class TrainingStage:
+    """What a run does besides its steps, as a progress event beside the trainer's: "Calibrating
+    auto on 904 held-out documents", `done` of `total` (0 of 0: no count), so that the end of a
+    run (seconds to minutes on a large collection) is never a silent "950 / 950"."""
+
+    text: str
+    done: int = 0
+    total: int = 0
+
+
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
                         out_dir=None, progress=None, should_stop=None, should_pause=None,
                         resume: bool = False, word_vectors=None) -> LogLinearModel:
@@ -58,17 +72,31 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     from expert_gui.core.train.trainer import train  # torch: only when training
 
     has_queries = len(split.documents) > 0
-    score = held_out_map(split) if has_queries else None
+    n = len(split.documents)
+    tell = progress or (lambda event: None)
+    measure = held_out_map(split) if has_queries else None
+    epochs = {"done": 0}
+
+    def score(params: dict) -> float:
+        epochs["done"] += 1
+        tell(TrainingStage(f"Measuring the held-out MAP on {n:,} documents after epoch "
+                           f"{epochs['done']}"))
+        return measure(params)
 
     def finish(model: LogLinearModel) -> None:
+        text = f"Calibrating auto on {n:,} held-out documents"
         try:
-            model.calibration = calibrate(model, split, should_stop=should_stop)
+            model.calibration = calibrate(
+                model, split, should_stop=should_stop,
+                progress=lambda done: tell(TrainingStage(text, *done)))
         except Stopped:
             pass  # stopped while calibrating: saved uncalibrated, as a stopped run
+        if out_dir is not None:
+            tell(TrainingStage(f"Saving the model to {out_dir}"))
 
     return train(split.training, settings, out_dir=out_dir, progress=progress,
                  should_stop=should_stop, should_pause=should_pause, resume=resume,
-                 word_vectors=word_vectors, epoch_score=score,
+                 word_vectors=word_vectors, epoch_score=score if has_queries else None,
                  finish=finish if has_queries else None)
 
 
@@ -85,7 +113,8 @@ def train_with_held_out(collection: Collection, settings: TrainSettings = TrainS
 def calibrate(model: LogLinearModel, split: HeldOut, *,
               progress: Callable[[tuple[int, int]], None] | None = None,
               should_stop: Callable[[], bool] | None = None) -> dict:
-    """Rank the held-out documents with every member, choose the weights, measure all."""
+    """Rank the held-out documents with every member, choose the weights, measure all, and
+    what a random ranking would score on them (quality.CHANCE)."""
     from expert_gui.core.rankers.methods import make_ranker
 
     members = [make_ranker(m, model=model, collection=split.training) for m in MEMBERS]
@@ -109,6 +138,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
         per_topic = measure_run(qrels, run_from_rankings(rankings), topics,
                                 CALIBRATION_MEASURES)
         measures[name] = per_topic.means()
+    measures[CHANCE] = chance_measures([len(r) for r in relevant], len(fusion.person_ids))
     return {
         "held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
         "fusion": {"members": list(MEMBERS), "weights": [float(w) for w in weights],

@@ -165,7 +165,8 @@ class _Stages:
             done = getattr(event, "done", getattr(event, "step", 0))
             total = getattr(event, "total", getattr(event, "total_steps", 0))
         self.emit(ExperimentProgress(self.current, float(done or 0), float(total or 0),
-                                     "" if isinstance(event, tuple) else str(event)))
+                                     "" if isinstance(event, tuple) else
+                                     getattr(event, "text", str(event))))
 
 
 def _model(collection: Collection, settings: ExperimentSettings, model_path, result, forward,

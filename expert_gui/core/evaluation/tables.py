@@ -33,6 +33,7 @@ METHOD_LABELS = {
     "loglinear": "Log-linear",
     "ensemble": "Ensemble",
     "auto": "Auto (fusion)",
+    "chance": "Chance (random ranking)",
 }
 TABLE2_METHODS = ("lsi", "tfidf", "model1-d", "model1-d-doc", "model1-jm", "model2-d",
                   "model2-jm", "loglinear", "auto")

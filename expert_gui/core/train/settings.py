@@ -155,6 +155,32 @@ def settings_problem(settings: TrainSettings) -> str:
     return ""
 
 
+# Settings that change how a run goes, not the model it makes.
+HOW_IT_RUNS = ("device", "threads", "candidate_chunk", "checkpoint_every", "checkpoint_minutes",
+               "cuda_graphs")
+
+
+def differences_from_defaults(values) -> list[str]:
+    """The settings in `values` (a model's settings dict) that differ from the paper's defaults,
+    as the saved-models list names them: ["eps 0", "epochs 10", "overlapping"]."""
+    out = []
+    for f in fields(TrainSettings):
+        if f.name in HOW_IT_RUNS or f.name not in values or values[f.name] == f.default:
+            continue
+        value, name = values[f.name], _label(f.name)
+        if isinstance(f.default, bool):
+            out.append(name if value else f"no {name}")
+        elif f.name == "embeddings":
+            out.append(f"embeddings {str(value).replace(chr(92), '/').rsplit('/', 1)[-1]}")
+        elif isinstance(value, float):
+            out.append(f"{name} {value:g}")
+        elif isinstance(value, int):
+            out.append(f"{name} {value:,}")
+        else:
+            out.append(f"{name} {value}")
+    return out
+
+
 def _label(name: str) -> str:
     return name.replace("_", " ")
 

@@ -156,7 +156,7 @@ class NeighboursPanel(QWidget):
             self.status.setText("Train or open a model to explore its word embeddings.")
             set_placeholder(self.map_plot, "Train or open a model to map its words.")
             return
-        self.status.setText(f"{len(model.vocab) - 1:,} words, dimension {model.dim}.")
+        self.status.setText(f"{model.n_words:,} words, dimension {model.dim}.")
         self.compute_map()
         if self.state.ranking is not None:  # the query panel re-ranked with the new model
             self._follow_query(self.state.ranking)

@@ -210,7 +210,7 @@ class QueryPanel(QWidget):
             return
         self._dropped = ""
         self.completer.set_words(model.vocab.words[1:])
-        text = (f"{model.n_people:,} people, {len(model.vocab) - 1:,} words known. "
+        text = (f"{model.n_people:,} people, {model.n_words:,} words known. "
                 "Press Enter to rank.")
         if partial_text(model):
             text += (f' <span style="color:#d9480f">A <b>partial</b> model: training was '
