@@ -30,6 +30,7 @@ from expert_gui.core.evaluation.analysis import APDifference, ap_difference
 from expert_gui.core.evaluation.calibration import held_out_measures, index_for
 from expert_gui.core.evaluation.evaluate import Stopped, evaluate
 from expert_gui.core.evaluation.measures import LABELS, evaluated_topics
+from expert_gui.core.evaluation.quality import CHANCE
 from expert_gui.core.evaluation.tables import (
     TABLE2_METHODS,
     TABLE4_METHODS,
@@ -228,7 +229,11 @@ class ComparisonPanel(QWidget):
     def fill_held_out(self, measures: dict[str, tuple[float, float]]) -> None:
         """One row per method, best MAP first; the verdict in the label."""
         calibration = self.state.model.calibration
-        order = sorted(measures, key=lambda m: -measures[m][0])
+        chance = calibration["measures"].get(CHANCE)
+        order = sorted((m for m in measures if m != CHANCE), key=lambda m: -measures[m][0])
+        if chance is not None:  # last, as the floor every method should be far above
+            measures = {**measures, CHANCE: (chance["AP"], chance["RR"])}
+            order.append(CHANCE)
         fill_table(self.heldout_table, [
             [label(m), item(f"{measures[m][0]:.3f}", align_right=True),
              item(f"{measures[m][1]:.3f}", align_right=True)] for m in order])

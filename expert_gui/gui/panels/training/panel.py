@@ -49,7 +49,12 @@ from expert_gui.gui.panels.training.form import (
     form_defaults,
 )
 from expert_gui.gui.panels.training.plot import LossPlot
-from expert_gui.gui.panels.training.saved_models import WARNING_SIGN, folder_text, folder_warning
+from expert_gui.gui.panels.training.saved_models import (
+    WARNING_SIGN,
+    folder_date,
+    folder_text,
+    folder_warning,
+)
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     ElidedLabel,
@@ -181,11 +186,12 @@ class TrainingPanel(QWidget):
         sl.addLayout(defaults_row)
         sl.addWidget(form_scroll, 1)
         sl.addWidget(self.problem_label)
-        # Wrapped, never cut: how the collection's text became words.
-        self.text_label = QLabel("Text: open a collection.")
+        # Wrapped, never cut, and scrolled with the settings (not taking their rows): how the
+        # collection's text became words.
+        self.text_label = QLabel("open a collection.")
         self.text_label.setObjectName("text-settings")
         self.text_label.setWordWrap(True)
-        sl.addWidget(self.text_label)
+        self.form.layout().addRow("Text", self.text_label)
         ml = QVBoxLayout(self.models_box)
         self.models_note = ElidedLabel()  # one line, whole in its tooltip
         self.models_note.setObjectName("saved-models-note")
@@ -248,9 +254,9 @@ class TrainingPanel(QWidget):
 
     # -- state ------------------------------------------------------------------------------------
     def _on_collection_changed(self, collection) -> None:
-        self.text_label.setText("Text: " + (collection.settings.describe() if collection is not None
-                                            else "open a collection."))
-        self.text_label.setToolTip(self.text_label.text() + "\nHow the open collection's text "
+        self.text_label.setText(collection.settings.describe() if collection is not None
+                                else "open a collection.")
+        self.text_label.setToolTip("How the open collection's text "
                                    "became words (section 4.4); a model keeps the rule it was "
                                    "trained with.")
         if collection is not None and not self.is_training():
@@ -636,6 +642,16 @@ class TrainingPanel(QWidget):
             self, "Interrupted training",
             f"{info.name} was interrupted at {info.progress_text()} and holds no finished model "
             "yet. Continue training it from its last checkpoint?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def confirm_startup_continue(self, info: ModelFolder) -> bool:
+        answer = QMessageBox.question(
+            self, "Interrupted training",
+            f"Continue the training interrupted at {info.progress_text()}?\n\n{info.name} "
+            f"({folder_date(info)}) stopped before it could save a model; its last "
+            "checkpoint is kept. No: it stays in the saved-models list (Training panel).",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.Yes)
         return answer == QMessageBox.StandardButton.Yes
