@@ -111,7 +111,11 @@ def run(args) -> int:
 
     from expert_gui.core.data.loading import load_collection
     from expert_gui.core.errors import TrainingError
-    from expert_gui.core.evaluation.calibration import TrainingStage, train_and_calibrate
+    from expert_gui.core.evaluation.calibration import (
+        LossScale,
+        TrainingStage,
+        train_and_calibrate,
+    )
     from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
     from expert_gui.core.evaluation.quality import held_out_warning
     from expert_gui.core.store.storage import check_model_folder
@@ -153,6 +157,8 @@ def run(args) -> int:
     bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr)
 
     def progress(event):
+        if isinstance(event, LossScale):
+            return
         if isinstance(event, TrainingStage):  # after the steps: calibrating, saving
             done = f" {event.done:,}/{event.total:,}" if event.total else ""
             bar.set_postfix_str(f"{event.text}{done}", refresh=True)

@@ -58,7 +58,7 @@ def _interrupted_run(folder, at_step: int):
         pass
 
     def die(event):
-        if event.step == at_step:
+        if getattr(event, "step", None) == at_step:  # the steps, not the other events
             raise Killed
 
     settings = TrainSettings(**{**TINY_TRAINING, "checkpoint_every": 2, "epochs": 2})

@@ -59,6 +59,16 @@ class TrainingStage:
     total: int = 0
 
 
+@dataclass(frozen=True)
+class LossScale:
+    """The first event of a run: how to read its losses. Eq. 3 weighs each instance's
+    cross-entropy by |d_max| / |d|, so the loss per instance is about `mean_weight` times the
+    cross-entropy; a uniform guess over the `n_people` candidates scores log |C| of it."""
+
+    mean_weight: float
+    n_people: int
+
+
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
                         out_dir=None, progress=None, should_stop=None, should_pause=None,
                         resume: bool = False, word_vectors=None) -> LogLinearModel:
@@ -69,11 +79,14 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     kept falling after MAP peaked). The model is saved once, calibrated; a stopped run is saved as
     `train` saves it, uncalibrated.
     """
+    from expert_gui.core.train.instances import mean_weight
     from expert_gui.core.train.trainer import train  # torch: only when training
 
     has_queries = len(split.documents) > 0
     n = len(split.documents)
     tell = progress or (lambda event: None)
+    tell(LossScale(mean_weight(split.training, settings.window, settings.overlapping),
+                   split.training.n_people))
     measure = held_out_map(split) if has_queries else None
     epochs = {"done": 0}
 

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.errors import ModelFileError
-from expert_gui.core.evaluation.calibration import TrainingStage
+from expert_gui.core.evaluation.calibration import LossScale, TrainingStage
 from expert_gui.core.evaluation.quality import held_out_warning
 from expert_gui.core.paths import models_dir
 from expert_gui.core.store.model_folders import (
@@ -146,6 +146,9 @@ class TrainingPanel(QWidget):
             label.setStyleSheet("font-weight: bold;")
             for w in (head, label):
                 w.setWordWrap(True)  # a narrow window wraps them instead of widening
+            if label is self.loss_label:
+                head.setToolTip("Cross-entropy per instance in nats, as plotted (the weighted "
+                                "mean; the training loss with the L2 penalty)")
             # Two rows of pairs, so a narrow window still shows every number.
             row, col = divmod(i, 3)
             numbers.addWidget(head, 2 * row, col)
@@ -463,6 +466,9 @@ class TrainingPanel(QWidget):
     def _on_progress(self, events: list) -> None:
         stage, last = self._stage, None
         for e in events:
+            if isinstance(e, LossScale):
+                self.plot.set_scale(e.mean_weight, e.n_people)
+                continue
             if isinstance(e, TrainingStage):
                 stage, self._stage_step = e, self._last_step
                 continue
@@ -480,8 +486,8 @@ class TrainingPanel(QWidget):
     def _show_numbers(self, e) -> None:
         self.step_label.setText(f"{e.step:,} / {e.total_steps:,} (epoch {e.epoch} of "
                                 f"{e.epochs})")
-        val = "–" if e.val_loss is None else f"{e.val_loss:.3f}"
-        self.loss_label.setText(f"{e.train_loss:.3f} / {val}")
+        val = "–" if e.val_loss is None else f"{self.plot.scaled(e.val_loss):.3f}"
+        self.loss_label.setText(f"{self.plot.scaled(e.train_loss):.3f} / {val}")
         self.memory_label.setText(format_bytes(e.device_memory_bytes))
         if self.is_paused():  # the step in flight when Pause was pressed: nothing to time
             speed = eta = "paused"
