@@ -343,9 +343,12 @@ class CollectionPanel(QWidget):
         source = self.people_proxy.mapToSource(current)
         person = self.people_model.item(source.row(), 0).data(Qt.ItemDataRole.UserRole)
         documents = collection.documents_of(person)
-        for d in documents[:MAX_LISTED_DOCUMENTS]:
-            it = QListWidgetItem(collection.doc_ids[int(d)])
-            it.setData(Qt.ItemDataRole.UserRole, int(d))
+        for d in documents[:MAX_LISTED_DOCUMENTS].tolist():
+            date = collection.date_text(d)
+            it = QListWidgetItem(f"{date} · {collection.title(d)}" if date
+                                 else collection.title(d))
+            it.setToolTip(collection.doc_ids[d])
+            it.setData(Qt.ItemDataRole.UserRole, d)
             self.documents_list.addItem(it)
         shown = min(len(documents), MAX_LISTED_DOCUMENTS)
         # Titles stay short: a group box is at least as wide as its title.
@@ -359,8 +362,10 @@ class CollectionPanel(QWidget):
             return
         d = current.data(Qt.ItemDataRole.UserRole)
         people = ", ".join(collection.person_ids[int(p)] for p in collection.people_of(d))
+        date = collection.date_text(d)
         self.document_view.setPlainText(
-            f"{collection.doc_ids[d]}   ({people})\n\n{collection.text(d)}")
+            f"{collection.doc_ids[d]}{'   ' + date if date else ''}   ({people})\n\n"
+            f"{collection.text(d)}")
 
     def select_person(self, person_id: str) -> None:
         """Show a person's documents (used by the screenshots and by other panels)."""

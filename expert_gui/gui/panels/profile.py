@@ -179,7 +179,7 @@ class ProfilePanel(QWidget):
         tl.addWidget(self.timeline_label)
         tl.addWidget(self.timeline_plot, 1)
 
-        self.docs_table = make_table(["Date", "Document", "Text"])
+        self.docs_table = make_table(["Date", "Document", "Id"])
         self.docs_table.currentCellChanged.connect(lambda row, *_: self._show_document(row))
         self.doc_view = QTextBrowser()
         self.doc_view.setPlaceholderText("Select a document to read it.")
@@ -381,10 +381,9 @@ class ProfilePanel(QWidget):
             return
         rows = []
         for d in self.profile.documents[:SHOWN_DOCUMENTS].tolist():
-            date = "" if not collection.has_dates or np.isnat(collection.doc_dates[d]) else \
-                str(collection.doc_dates[d])
-            first = collection.text(d).strip().split("\n", 1)[0][:160]
-            rows.append([date, collection.doc_ids[d], first])
+            rows.append([collection.date_text(d), item(collection.title(d, 160),
+                                                       tooltip=collection.doc_ids[d]),
+                         collection.doc_ids[d]])
         fill_table(self.docs_table, rows)
 
     def _show_document(self, row: int) -> None:

@@ -167,7 +167,7 @@ class QueryPanel(QWidget):
         self.words_table.setItemDelegateForColumn(3, BarDelegate(self.words_table))
         self.words_fitter = ColumnFitter(self.words_table, content=(1, 2),
                                          fixed={3: bar_width}, elastic=(0,))
-        self.docs_table = make_table(["Document", "Matches", "Query words"])
+        self.docs_table = make_table(["Document", "Date", "Matches", "Query words"])
         self.docs_table.currentCellChanged.connect(lambda row, *_: self._show_document(row))
         self.doc_view = compact(QTextBrowser())
         self.doc_view.setPlaceholderText("Select a supporting document to read it.")
@@ -516,8 +516,10 @@ class QueryPanel(QWidget):
                                if len(found) > len(self._documents) else
                                f"Supporting documents: {len(found):,}")
         self.doc_view.clear()
-        fill_table(self.docs_table, [[d.doc_id, d.matches, ", ".join(d.words)]
-                                     for d in self._documents])
+        fill_table(self.docs_table, [
+            [item(collection.title(d.index, 80), tooltip=d.doc_id),
+             collection.date_text(d.index), d.matches, ", ".join(d.words)]
+            for d in self._documents])
         if not self._documents:
             self.doc_view.setPlaceholderText(
                 "No document of this person holds a query word: the model ranks them by "
@@ -537,7 +539,9 @@ class QueryPanel(QWidget):
             pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in doc.words) + r")\b",
                                  re.IGNORECASE)
             text = pattern.sub(r'<b style="background:#ffe066">\1</b>', text)
-        self.doc_view.setHtml(f"<p><b>{html.escape(doc.doc_id)}</b></p>"
+        date = collection.date_text(doc.index)
+        self.doc_view.setHtml(f"<p><b>{html.escape(doc.doc_id)}</b>"
+                              f"{' · ' + date if date else ''}</p>"
                               f"<p style='white-space:pre-wrap'>{text}</p>")
 
     # -- export -----------------------------------------------------------------------------------
