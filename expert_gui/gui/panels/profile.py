@@ -365,8 +365,8 @@ class ProfilePanel(QWidget):
             parts.append(f"{profile.timeline[0][0]} to {profile.timeline[-1][0]}")
         if self.people_map is not None:
             group = int(self.people_map.groups[profile.person])
-            words = ", ".join(self.people_map.group_words[group])
-            parts.append(f"map group {group + 1}: {html.escape(words)}")
+            parts.append(f"map group {group + 1}: "
+                         f"{html.escape(self.people_map.labels[group].text())}")
         self.status.setText(" &nbsp;·&nbsp; ".join(parts))
 
     @staticmethod
@@ -470,11 +470,12 @@ class ProfilePanel(QWidget):
                    for g in people_map.groups.tolist()]
         self.everyone.setData(pos=people_map.xy, brush=brushes, data=np.arange(model.n_people))
         legend = [f"<span style='color:{GROUP_COLOURS[g % len(GROUP_COLOURS)]}'>■</span> "
-                  f"{g + 1}: {html.escape(', '.join(words))}"
-                  for g, words in enumerate(people_map.group_words)]
+                  f"{g + 1} ({label.size:,}): {html.escape(label.text())}"
+                  for g, label in enumerate(people_map.labels)]
         self.groups_label.setText(
             "Groups (k-means on the centred directions of W_c; cosine silhouette "
-            f"{people_map.silhouette:.2f}): " + " &nbsp; ".join(legend))
+            f"{people_map.silhouette:.2f}), named by the words most of their members share "
+            "(the share of members with each): " + " &nbsp; ".join(legend))
         self.map_plot.setTitle(f"People in 2-D ({people_map.method}); double-click one for "
                                "their profile")
         if self.profile is not None:
