@@ -47,7 +47,8 @@ SCREEN_SHARE = 0.9  # a new window takes at most this share of the screen's free
 BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "indexing Model 2",
                "entropy": "ranking topics", "evaluation": "evaluating", "word-map": "mapping words",
                "profile": "profiling", "profile-topics": "ranking topics for profiles",
-               "people-map": "mapping people", "export": "exporting embeddings"}
+               "people-map": "mapping people", "export": "exporting embeddings",
+               "report": "writing the report", "query-ranker": "indexing for the query"}
 
 
 def settings() -> QSettings:

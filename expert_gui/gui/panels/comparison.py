@@ -6,14 +6,17 @@ method works best on this collection."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -120,6 +123,8 @@ def fill_results_table(table: QTableWidget, table_result: Table) -> None:
 
 
 class ComparisonPanel(QWidget):
+    report_written = Signal(object)  # the folder of a saved report
+
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
         self.state = state
@@ -137,6 +142,12 @@ class ComparisonPanel(QWidget):
         self.evaluate_button.setToolTip("Rank every judged topic with every method and build the "
                                         "paper's Tables 2 and 4 (runs in the background)")
         self.evaluate_button.clicked.connect(self.evaluate)
+        self.report_button = QPushButton("Save report…")
+        self.report_button.setToolTip(
+            "Write what `expert-gui experiment --model` writes for this model, collection, "
+            "topics and qrels: run files, Tables 2 and 4 (Markdown, CSV, LaTeX), per-topic "
+            "measures, Figures 3-5 and report.md (runs in the background)")
+        self.report_button.clicked.connect(self.save_report)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.eval_label = QLabel("Open topics and qrels, and a model, to evaluate.")
@@ -189,6 +200,7 @@ class ComparisonPanel(QWidget):
         top.addWidget(self.query_label, 1)
         eval_row = QHBoxLayout()
         eval_row.addWidget(self.evaluate_button)
+        eval_row.addWidget(self.report_button)
         eval_row.addWidget(self.progress)
         eval_row.addWidget(self.eval_label, 1)
         bottom = QWidget()
@@ -350,6 +362,9 @@ class ComparisonPanel(QWidget):
                                          ("topics", bool(s.topics)), ("qrels", bool(s.qrels)))
                    if not ok]
         self.evaluate_button.setEnabled(not missing)
+        self.report_button.setEnabled(not missing and None not in (
+            s.collection_path, s.model_path, s.topics_path, s.qrels_path)
+            and s.runner.running("report") is None)
         if missing:
             text = "To evaluate, open " + _and(missing) + "."
         else:
@@ -371,6 +386,59 @@ class ComparisonPanel(QWidget):
         s.runner.start("evaluation", evaluate_methods, s.model, s.collection, dict(s.topics),
                        s.qrels, on_progress=self._on_progress, on_success=self.show_evaluation,
                        on_failure=self._failed)
+
+    # -- the report -------------------------------------------------------------------------------
+    def save_report(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "Save the report in a folder (an empty one; otherwise a new folder is made "
+                  "in it)")
+        if folder:
+            self.write_report(Path(folder))
+
+    def write_report(self, folder: Path) -> None:
+        """`experiment --model`'s files, in `folder` when it is empty, else in a new folder of
+        it named after the collection and the time."""
+        s = self.state
+        if not self.report_button.isEnabled():
+            return
+        if folder.is_dir() and any(folder.iterdir()):
+            folder = folder / f"report-{s.collection.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        self.report_button.setEnabled(False)
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 0)
+        self.eval_label.setText(f"Writing the report to {folder}…")
+        s.runner.start("report", "expert_gui.core.evaluation.experiment:report_for_model",
+                       s.collection_path, s.topics_path, s.qrels_path, folder, s.model_path,
+                       on_progress=self._report_progress,
+                       on_success=self._report_written, on_failure=self._report_failed)
+
+    def _report_progress(self, events: list) -> None:
+        e = events[-1]
+        if e.total:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * e.done / e.total))
+        self.eval_label.setText(f"Writing the report: {e.stage}…")
+
+    def _report_written(self, result) -> None:
+        self.progress.setVisible(False)
+        self._reset_report_button()
+        report = result.out_dir / "report.md"
+        self.eval_label.setText(f"Report written: {report} ({len(result.files)} files)"
+                                + ("" if result.completed else "; stopped before the end"))
+        self.state.message.emit(f"Saved the report to {result.out_dir}")
+        self.report_written.emit(result.out_dir)
+
+    def _report_failed(self, exc, details) -> None:
+        self.progress.setVisible(False)
+        self._reset_report_button()
+        self.eval_label.setText("The report was not written.")
+        show_error(self, "Cannot write the report", exc, details)
+
+    def _reset_report_button(self) -> None:
+        s = self.state
+        self.report_button.setEnabled(None not in (s.collection_path, s.model_path,
+                                                   s.topics_path, s.qrels_path)
+                                      and s.model is not None)
 
     def _on_progress(self, events: list) -> None:
         done, total, what = events[-1]
