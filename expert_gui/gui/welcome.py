@@ -42,8 +42,10 @@ class WelcomeBanner(QFrame):
                            "border-radius: 4px; }")
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.text = QLabel(WELCOME)
-        self.text.setWordWrap(False)  # a toolbar sizes a wrapping label for the wrong width
-        # Clipped in a narrow window rather than widening it.
+        # Wrapped to the window's width, never cut (at 1024 px one line ran off the edge); a
+        # toolbar sizes a widget by its size hint, not by its height for a width, so
+        # resizeEvent asks the label for the height its width needs.
+        self.text.setWordWrap(True)
         self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.text.setTextFormat(Qt.TextFormat.RichText)
@@ -55,6 +57,13 @@ class WelcomeBanner(QFrame):
         layout = QHBoxLayout(self)
         layout.addWidget(self.text, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        needed = self.text.heightForWidth(max(self.text.width(), 1))
+        if needed > 0 and needed != self.text.minimumHeight():
+            self.text.setMinimumHeight(needed)
 
 
 class GuideDialog(QDialog):

@@ -332,9 +332,11 @@ class ComparisonPanel(QWidget):
                 person.setData(Qt.ItemDataRole.UserRole, pid)
                 rows.append([rank, cell, person])
             fill_table(self.rank_tables[key], rows)
-        self.query_label.setText(f"“{ranking.query}”: the top {SHOWN} of each method; Δ is the "
-                                 "number of places a person moved up (+) or down (−) against "
-                                 "the log-linear ranking.")
+        # A pasted abstract is one short line here (whole in the tooltip), not a tall header.
+        self.query_label.setText(f"“{shortened(ranking.query)}”: the top {SHOWN} of each method; "
+                                 "Δ is the number of places a person moved up (+) or down (−) "
+                                 "against the log-linear ranking.")
+        self.query_label.setToolTip(ranking.query)
 
     def _open_profile(self, table, row: int) -> None:
         cell = table.item(row, 2)
@@ -467,6 +469,17 @@ class ComparisonPanel(QWidget):
             "(paired randomization test, Benjamini-Hochberg adjusted) against the reference row; "
             f"best in bold. Log-linear beats Model 2 (jm) on {d.wins} topics, loses on "
             f"{d.losses}, ties on {d.ties}.")
+
+
+QUERY_CHARS = 60  # of a query shown in a header
+
+
+def shortened(text: str, limit: int = QUERY_CHARS) -> str:
+    """A query on one line, cut at a word with "…" beyond `limit` characters."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    return line[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
 
 
 def _and(items: list[str]) -> str:

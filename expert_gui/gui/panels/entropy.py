@@ -75,9 +75,12 @@ class EntropyPanel(QWidget):
                                        "rank", "P(c|q)")
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush="#3b7dd8")
         self.distribution_plot.addItem(self.bars)
-        self.uniform_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#868e96", style=Qt.PenStyle.DashLine),
-                                            label="uniform 1/|C|", labelOpts={"position": 0.9,
-                                                                              "color": "#495057"})
+        self.uniform_line = pg.InfiniteLine(
+            angle=0, pen=pg.mkPen("#868e96", style=Qt.PenStyle.DashLine), label="uniform 1/|C|",
+            labelOpts={"position": 0.9, "color": "#495057",
+                       "fill": pg.mkBrush(255, 255, 255, 220)})
+        # In front of the bars, its label on a light ground: the bars once hid it.
+        self.uniform_line.setZValue(self.bars.zValue() + 10)
         self.distribution_plot.addItem(self.uniform_line)
 
         self.compute_button = QPushButton("Rank every topic")
