@@ -51,6 +51,10 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
                "report": "writing the report", "query-ranker": "indexing for the query"}
 
 
+# Background work that writes files: quitting waits for it to finish (or save and stop).
+WRITING_TASKS = ("training", "load", "export", "report")
+
+
 def settings() -> QSettings:
     """Settings in the app's own config folder (so EXPERT_GUI_HOME isolates tests and installs)."""
     return QSettings(str(config_dir() / SETTINGS_FILE), QSettings.Format.IniFormat)
@@ -484,7 +488,9 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_layout()
-        self.state.runner.shut_down()
+        # Waits for the work that writes files (a stopped training saves its checkpoint); the
+        # rest only reads, and ends with the process.
+        self.state.runner.shut_down(wait_for=WRITING_TASKS)
         super().closeEvent(event)
 
     # -- drag and drop --------------------------------------------------------------------------

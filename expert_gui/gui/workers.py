@@ -188,21 +188,25 @@ class TaskRunner(QObject):
         if task is not None:
             task.stop()
 
-    def shut_down(self, wait_ms: int = 30_000) -> bool:
+    def shut_down(self, wait_ms: int = 30_000, wait_for: tuple[str, ...] | None = None) -> bool:
         """Stop every task for good (the window is closing): results that arrive later reach no
         callback, so none can start new work while the application exits (a QThread destroyed
-        while it runs aborts the process)."""
+        while it runs aborts the process). `wait_for`: wait only for the tasks of these slots
+        (those that write files), the rest being ended with the process."""
         self._closed = True
-        return self.stop_all(wait_ms)
+        return self.stop_all(wait_ms, wait_for)
 
-    def stop_all(self, wait_ms: int = 30_000) -> bool:
-        """Ask every task to stop and wait for them; True when all ended in time."""
+    def stop_all(self, wait_ms: int = 30_000, wait_for: tuple[str, ...] | None = None) -> bool:
+        """Ask every task to stop and wait for them (or for those of the slots `wait_for`);
+        True when they ended in time."""
         tasks = [t for t in [*self._tasks.values(), *self._retired] if t.isRunning()]
         for t in tasks:
             t.stop()
         deadline = time.monotonic() + wait_ms / 1000
         ok = True
         for t in tasks:
+            if wait_for is not None and t.name not in wait_for:
+                continue
             left = max(0, int((deadline - time.monotonic()) * 1000))
             ok = t.wait(left) and ok
         return ok
