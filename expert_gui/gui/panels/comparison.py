@@ -48,6 +48,7 @@ from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BETTER,
     WORSE,
+    WhenShown,
     boxed,
     fill_table,
     item,
@@ -221,7 +222,10 @@ class ComparisonPanel(QWidget):
         state.model_changed.connect(lambda _: self._reset())
         state.model_changed.connect(self._show_calibration)
         state.topics_changed.connect(self._reset)
-        state.ranked.connect(self.compare)
+        # Behind a tab, it compares the query when next shown (WhenShown).
+        self._when_ranked = WhenShown(self, self.compare,
+                                      latest=lambda: self.state.ranking)
+        state.ranked.connect(self._when_ranked)
         self._reset()
         self._show_calibration(state.model)
 

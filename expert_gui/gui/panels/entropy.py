@@ -27,7 +27,7 @@ from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import boxed, make_plot, set_placeholder
+from expert_gui.gui.widgets import WhenShown, boxed, make_plot, set_placeholder
 
 SHOWN_PEOPLE = 50  # bars of the current query's distribution
 HISTOGRAM_BINS = 20
@@ -130,7 +130,10 @@ class EntropyPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(split)
 
-        state.ranked.connect(self.show_ranking)
+        # Behind a tab, it draws the query's distribution when next shown (WhenShown).
+        self._when_ranked = WhenShown(self, self.show_ranking,
+                                      latest=lambda: self.state.ranking)
+        state.ranked.connect(self._when_ranked)
         state.model_changed.connect(lambda _: self._reset_query())
         state.model_changed.connect(lambda _: self._reset_topics())
         state.topics_changed.connect(self._reset_topics)

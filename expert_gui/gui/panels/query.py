@@ -206,6 +206,9 @@ class QueryPanel(QWidget):
 
         self._dropped = ""  # why the last model was closed, until another opens
         self._wanted_method = ""  # the user's method while a baseline stands in for it
+        # The rankers built for the open model and collection, by method: choosing a method
+        # again answers at once instead of indexing the collection again.
+        self._built: dict[tuple, object] = {}
         self._training = False  # a run is training a model for this collection
         self._query_path = None  # the collection the query box's text was typed for
         state.model_dropped.connect(self._model_dropped)
@@ -338,6 +341,10 @@ class QueryPanel(QWidget):
         if collection is None or method == "loglinear" or (model is None and
                                                             method in NEEDS_MODEL):
             return
+        built = self._built.get((method, id(model), id(collection)))
+        if built is not None:  # chosen before, for this model and collection
+            self._method_ready(built, method, model, collection)
+            return
         self.state.runner.start(
             "query-ranker", build_ranker, method, model, collection,
             on_success=lambda r: self._method_ready(r, method, model, collection),
@@ -348,6 +355,9 @@ class QueryPanel(QWidget):
         s = self.state
         if (method, model, collection) != (self.method(), s.model, s.collection):
             return  # built for a choice that has since changed
+        if not self._built or next(iter(self._built))[1:] != (id(model), id(collection)):
+            self._built = {}  # the rankers of another model or collection go
+        self._built[(method, id(model), id(collection))] = ranker
         self.method_ranker = ranker
         if self.query_edit.text().strip():
             self.run_query()
@@ -469,7 +479,9 @@ class QueryPanel(QWidget):
                                       if len(rows) < len(ranking) else
                                       f"Ranked people: all {len(rows):,}")
         if rows:
+            self.results.blockSignals(True)  # explained once, below, not also by the signal
             self.results.selectRow(0)
+            self.results.blockSignals(False)
             self._explain(0)
 
     def _person(self, ranking, person: int) -> tuple[str, str]:
