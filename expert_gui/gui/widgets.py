@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDockWidget,
     QGroupBox,
     QHeaderView,
     QLabel,
@@ -231,6 +232,7 @@ class WhenShown(QObject):
         super().__init__(widget)
         self.widget, self.func, self.latest = widget, func, latest
         self.pending: tuple | None = None
+        self._dock = None  # the dock whose tab choice is watched
         widget.installEventFilter(self)
 
     def __call__(self, *args) -> None:
@@ -239,15 +241,25 @@ class WhenShown(QObject):
             not self.widget.isVisible() or self.widget.visibleRegion().isEmpty())
         if hidden:  # a tab not chosen is "visible", but has nothing on screen
             self.pending = args
+            self._watch_dock()
         else:
             self.pending = None
             self.func(*args)
 
     def eventFilter(self, watched, event) -> bool:
-        # A tab chosen is painted (it was not shown again): then, after the paint, the work.
-        if event.type() in (QEvent.Type.Show, QEvent.Type.Paint) and self.pending is not None:
+        if event.type() == QEvent.Type.Show and self.pending is not None:
             QTimer.singleShot(0, self._flush)
         return False
+
+    def _watch_dock(self) -> None:
+        """A dock whose tab is chosen says so (its widget is not shown again)."""
+        dock = self.widget.parentWidget()
+        while dock is not None and not isinstance(dock, QDockWidget):
+            dock = dock.parentWidget()
+        if dock is not None and dock is not self._dock:
+            self._dock = dock
+            dock.visibilityChanged.connect(
+                lambda visible: QTimer.singleShot(0, self._flush) if visible else None)
 
     def _flush(self) -> None:
         if self.pending is None:

@@ -106,6 +106,7 @@ def test_a_pasted_abstract_is_one_short_line_of_the_comparison(qtbot, window, co
     panel = window.comparison_panel
     qtbot.waitUntil(lambda: panel.model2 is not None, timeout=30_000)
     window.query_panel.set_query(ABSTRACT)
+    window.show_panel("Model 2 comparison")
     qtbot.waitUntil(lambda: "the top" in panel.query_label.text(), timeout=30_000)
     label = panel.query_label
     assert label.toolTip() == ABSTRACT
