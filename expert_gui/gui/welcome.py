@@ -62,8 +62,8 @@ class WelcomeBanner(QFrame):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         needed = self.text.heightForWidth(max(self.text.width(), 1))
-        if needed > 0 and needed != self.text.minimumHeight():
-            self.text.setMinimumHeight(needed)
+        if needed > 0 and needed != self.text.height():
+            self.text.setFixedHeight(needed)  # not the label's own guess of a wrapped height
 
 
 class GuideDialog(QDialog):

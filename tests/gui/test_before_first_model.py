@@ -46,6 +46,11 @@ def test_the_baselines_answer_as_soon_as_a_collection_is_open(qtbot, window):
     assert qp.docs_table.rowCount() > 0  # the supporting documents need no model
     qp.method_combo.setCurrentIndex(qp.method_combo.findData("tfidf"))
     qtbot.waitUntil(lambda: qp.ranking.method == "tfidf", timeout=30_000)
+    qp.query_edit.clear()
+    qtbot.keyClicks(qp.query_edit, "dis")  # the collection's words complete the query
+    assert qp.completer.completionCount() > 0
+    qtbot.keyClicks(qp.query_edit, "k ")  # after a space no word is begun: no list
+    assert not qp.completer.popup().isVisible()
 
 
 def test_the_baselines_answer_while_the_first_model_trains_then_auto(qtbot, window):
@@ -99,6 +104,7 @@ def test_ctrl_l_always_focuses_the_query_box(qtbot, window):
     qtbot.keyClick(qp.query_edit, Qt.Key.Key_Space)
     assert not any(m.isVisible() for m in window.findChildren(QMenu))
     assert qp.query_edit.text() == " "
+    assert not qp.completer.popup().isVisible()  # a space begins no word to complete
 
 
 def test_one_open_for_files_and_folders(qtbot, window, tmp_path):

@@ -98,7 +98,8 @@ class WordCompleter(QCompleter):
         self.words.setStringList(words)
 
     def splitPath(self, path: str) -> list[str]:
-        return [path.split(" ")[-1]]
+        last = path.split(" ")[-1]
+        return [last] if last else ["\0"]  # after a space: no word begun, no list
 
     def pathFromIndex(self, index) -> str:
         text = self.widget().text() if self.widget() is not None else ""
