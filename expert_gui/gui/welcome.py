@@ -3,7 +3,7 @@ train, ask), dismissed once and remembered; and the collection-formats guide, sh
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.assets import formats_guide_path
+
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum" for a widget's size
 
 WELCOME = (
     "<b>Welcome.</b> To try the app, train on the demo collection (open on first start; "
@@ -44,26 +46,38 @@ class WelcomeBanner(QFrame):
         self.text = QLabel(WELCOME)
         # Wrapped to the window's width, never cut (at 1024 px one line ran off the edge); a
         # toolbar sizes a widget by its size hint, not by its height for a width, so
-        # resizeEvent asks the label for the height its width needs.
+        # eventFilter gives the label the height its width needs.
         self.text.setWordWrap(True)
         self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.linkActivated.connect(lambda _link: self.guide_requested.emit())
-        close = QPushButton("Got it")
+        close = self.dismiss = QPushButton("Got it")
         close.setObjectName("welcome-dismiss")
         close.setToolTip("Hide this for good (Help > Getting started shows it again)")
         close.clicked.connect(self.dismissed)
         layout = QHBoxLayout(self)
         layout.addWidget(self.text, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.text.installEventFilter(self)
 
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        needed = self.text.heightForWidth(max(self.text.width(), 1))
-        if needed > 0 and needed != self.text.height():
-            self.text.setFixedHeight(needed)  # not the label's own guess of a wrapped height
+    def eventFilter(self, watched, event) -> bool:
+        """The text, laid out at a new width, takes the height that width needs, and the banner
+        (with the toolbar that holds it) that height, shorter as well as taller: a toolbar sizes
+        a widget by its size hint, and neither shrinks by itself."""
+        if watched is self.text and event.type() == QEvent.Type.Resize:
+            fixed = self.text.maximumHeight()
+            self.text.setMaximumHeight(QWIDGETSIZE_MAX)  # a fixed height bounds the answer
+            self.text.setMinimumHeight(0)
+            needed = self.text.heightForWidth(max(self.text.width(), 1))
+            if fixed < QWIDGETSIZE_MAX:
+                self.text.setFixedHeight(fixed)
+            if needed > 0 and needed != fixed:
+                self.text.setFixedHeight(needed)  # not the label's guess of a wrapped height
+                margins = self.layout().contentsMargins()
+                self.setFixedHeight(max(needed, self.dismiss.sizeHint().height())
+                                    + margins.top() + margins.bottom())
+        return False
 
 
 class GuideDialog(QDialog):
