@@ -3,7 +3,10 @@ train, ask), dismissed once and remembered; and the collection-formats guide, sh
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -18,8 +21,6 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.assets import formats_guide_path
-
-QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum" for a widget's size
 
 WELCOME = (
     "<b>Welcome.</b> To try the app, train on the demo collection (open on first start; "
@@ -66,18 +67,23 @@ class WelcomeBanner(QFrame):
         (with the toolbar that holds it) that height, shorter as well as taller: a toolbar sizes
         a widget by its size hint, and neither shrinks by itself."""
         if watched is self.text and event.type() == QEvent.Type.Resize:
-            fixed = self.text.maximumHeight()
-            self.text.setMaximumHeight(QWIDGETSIZE_MAX)  # a fixed height bounds the answer
-            self.text.setMinimumHeight(0)
-            needed = self.text.heightForWidth(max(self.text.width(), 1))
-            if fixed < QWIDGETSIZE_MAX:
-                self.text.setFixedHeight(fixed)
-            if needed > 0 and needed != fixed:
+            needed = self._text_height(self.text.width())
+            if needed != self.text.maximumHeight():
                 self.text.setFixedHeight(needed)  # not the label's guess of a wrapped height
                 margins = self.layout().contentsMargins()
                 self.setFixedHeight(max(needed, self.dismiss.sizeHint().height())
                                     + margins.top() + margins.bottom())
         return False
+
+    def _text_height(self, width: int) -> int:
+        """The height of the text laid out at `width` (the label's own answer is bounded by
+        the fixed height it was last given)."""
+        document = QTextDocument()
+        document.setDocumentMargin(0)
+        document.setDefaultFont(self.text.font())
+        document.setHtml(self.text.text())
+        document.setTextWidth(max(width, 1))
+        return math.ceil(document.size().height())
 
 
 class GuideDialog(QDialog):
