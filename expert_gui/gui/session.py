@@ -4,7 +4,7 @@ collection that was interrupted (killed, crashed), offered to continue."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QSettings
+from PySide6.QtCore import QObject, QSettings, QTimer
 
 from expert_gui.core.paths import models_dir
 from expert_gui.core.store.model_folders import INTERRUPTED, list_model_folders
@@ -51,7 +51,8 @@ class Session(QObject):
         query, method = self._restore.pop("query", ""), self._restore.pop("method", "")
         if query or method:
             self.window.query_panel.restore(query, method)
-        self.offer_interrupted_run(collection)
+        # Once the panels show the collection (they react to the same signal, some after this).
+        QTimer.singleShot(0, lambda: self.offer_interrupted_run(self.window.state.collection))
         if self.window.state.model is not None:
             self._model_opened(self.window.state.model)
 

@@ -269,6 +269,18 @@ class WhenShown(QObject):
             self.func(*args)
 
 
+QUERY_CHARS = 60  # of a query shown in a header
+
+
+def shortened(text: str, limit: int = QUERY_CHARS) -> str:
+    """A query on one line, cut at a word with "…" beyond `limit` characters: a pasted
+    abstract once filled a header of nine lines."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    return line[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
+
+
 def boxed(title: str, widget: QWidget) -> QGroupBox:
     """A widget in a titled group box."""
     box = QGroupBox(title)

@@ -115,3 +115,7 @@ def test_a_pasted_abstract_is_one_short_line_of_the_comparison(qtbot, window, co
     assert label.toolTip() == ABSTRACT
     assert "lockless ring buffer" in label.text() and "memory ordering" not in label.text()
     assert label.heightForWidth(600) <= 3 * label.fontMetrics().lineSpacing()
+    window.show_panel("Entropy")  # its header too
+    entropy = window.entropy_panel.query_label
+    qtbot.waitUntil(lambda: "normalized entropy" in entropy.text(), timeout=5000)
+    assert entropy.toolTip() == ABSTRACT and "memory ordering" not in entropy.text()

@@ -96,12 +96,16 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
                            f"{epochs['done']}"))
         return measure(params)
 
+    def calibrating(done: tuple[int, int]) -> None:
+        tell(TrainingStage(f"Calibrating auto on {n:,} held-out documents", *done))
+        if done[0] == done[1]:  # every document ranked by every member
+            tell(TrainingStage(f"Choosing auto's weights and measuring every member on {n:,} "
+                               "held-out documents"))
+
     def finish(model: LogLinearModel) -> None:
-        text = f"Calibrating auto on {n:,} held-out documents"
         try:
-            model.calibration = calibrate(
-                model, split, should_stop=should_stop,
-                progress=lambda done: tell(TrainingStage(text, *done)))
+            model.calibration = calibrate(model, split, should_stop=should_stop,
+                                          progress=calibrating)
         except Stopped:
             pass  # stopped while calibrating: saved uncalibrated, as a stopped run
         if out_dir is not None:

@@ -168,7 +168,7 @@ class CollectionPanel(QWidget):
         docs = QSplitter(Qt.Orientation.Horizontal)
         docs.addWidget(self.documents_list)
         docs.addWidget(self.document_view)
-        docs.setSizes([160, 400])
+        docs.setSizes([360, 400])  # the list names documents by title and date
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(boxed("People", people))
         self.documents_box = boxed("Documents", docs)

@@ -55,6 +55,7 @@ from expert_gui.gui.widgets import (
     make_plot,
     make_table,
     set_placeholder,
+    shortened,
 )
 
 SHOWN = 20  # people per side-by-side ranking
@@ -473,17 +474,6 @@ class ComparisonPanel(QWidget):
             "(paired randomization test, Benjamini-Hochberg adjusted) against the reference row; "
             f"best in bold. Log-linear beats Model 2 (jm) on {d.wins} topics, loses on "
             f"{d.losses}, ties on {d.ties}.")
-
-
-QUERY_CHARS = 60  # of a query shown in a header
-
-
-def shortened(text: str, limit: int = QUERY_CHARS) -> str:
-    """A query on one line, cut at a word with "…" beyond `limit` characters."""
-    line = " ".join(text.split())
-    if len(line) <= limit:
-        return line
-    return line[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
 
 
 def _and(items: list[str]) -> str:

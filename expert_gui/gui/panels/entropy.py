@@ -4,6 +4,7 @@ the entropy-versus-AP scatter with Pearson's R and the least-squares line (the p
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -27,7 +28,7 @@ from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import WhenShown, boxed, make_plot, set_placeholder
+from expert_gui.gui.widgets import WhenShown, boxed, make_plot, set_placeholder, shortened
 
 SHOWN_PEOPLE = 50  # bars of the current query's distribution
 HISTOGRAM_BINS = 20
@@ -158,7 +159,8 @@ class EntropyPanel(QWidget):
 
     def show_ranking(self, ranking) -> None:
         if ranking.probabilities is None or ranking.no_known_words:
-            self.query_label.setText(f"“{ranking.query}”: no distribution (no known word).")
+            self.query_label.setText(f"“{shortened(ranking.query)}”: no distribution (no known "
+                                     "word).")
             self._clear_distribution("The model knows none of the query's words.")
             return
         p = np.sort(ranking.probabilities)[::-1]
@@ -173,8 +175,10 @@ class EntropyPanel(QWidget):
         self.distribution_plot.setXRange(0.5, len(shown) + 0.5, padding=0.01)
         self.distribution_plot.setYRange(0, float(shown[0]) * 1.05, padding=0)
         top_share = float(shown[:5].sum())
+        self.query_label.setToolTip(ranking.query)
         self.query_label.setText(
-            f"“{ranking.query}”: normalized entropy <b>{ranking.entropy:.3f}</b> "
+            f"“{html.escape(shortened(ranking.query))}”: normalized entropy "
+            f"<b>{ranking.entropy:.3f}</b> "
             f"(0 = all mass on one person, 1 = uniform over {len(p):,} people); the top five "
             f"people hold {top_share:.0%} of P(c|q).")
 

@@ -169,6 +169,8 @@ class QueryPanel(QWidget):
         self.words_fitter = ColumnFitter(self.words_table, content=(1, 2),
                                          fixed={3: bar_width}, elastic=(0,))
         self.docs_table = make_table(["Document", "Date", "Matches", "Query words"])
+        # Dates and counts whole; titles and words shorten (whole in their tooltips).
+        self.docs_fitter = ColumnFitter(self.docs_table, content=(1, 2), elastic=(0, 3))
         self.docs_table.currentCellChanged.connect(lambda row, *_: self._show_document(row))
         self.doc_view = compact(QTextBrowser())
         self.doc_view.setPlaceholderText("Select a supporting document to read it.")
@@ -531,8 +533,9 @@ class QueryPanel(QWidget):
         self.doc_view.clear()
         fill_table(self.docs_table, [
             [item(collection.title(d.index, 80), tooltip=d.doc_id),
-             collection.date_text(d.index), d.matches, ", ".join(d.words)]
-            for d in self._documents])
+             collection.date_text(d.index), d.matches,
+             item(", ".join(d.words), tooltip=", ".join(d.words))] for d in self._documents])
+        self.docs_fitter.fit()
         if not self._documents:
             self.doc_view.setPlaceholderText(
                 "No document of this person holds a query word: the model ranks them by "

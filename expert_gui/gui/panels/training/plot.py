@@ -97,9 +97,9 @@ class LossPlot(pg.PlotWidget):
         self.mean_weight = mean_weight if mean_weight > 0 else 1.0
         self.setLabel("left", Y_LABEL)
         uniform = math.log(n_people) if n_people > 1 else 0.0
+        self.uniform.setVisible(n_people > 1)  # first: a hidden label does not take its text
         self.uniform.setValue(uniform)
         self.uniform.label.setFormat(f"uniform guess: log |C| = {uniform:.2f}")
-        self.uniform.setVisible(n_people > 1)
         self.setToolTip(f"Eq. 3's loss per instance divided by the mean instance weight "
                         f"|d_max|/|d| ({mean_weight:.1f}): the weighted mean cross-entropy, "
                         "plus the L2 penalty; a uniform guess over the people scores log |C|")
