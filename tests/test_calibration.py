@@ -64,7 +64,7 @@ def test_calibration_is_saved_with_its_decision_and_every_methods_measures(split
         assert fusion["weights"] == fusion["anchor_weights"]
     assert fusion["label"] == describe_auto(fusion, len(split.doc_ids))
     measures = saved["measures"]
-    assert list(measures) == list(METHODS)
+    assert list(measures) == [*METHODS, "chance"]  # chance: a random ranking's
     if fusion["decision"] == "anchor":  # auto is its anchor, measured as the anchor was
         assert measures["auto"]["AP"] == pytest.approx(fusion["cv"]["anchor_map"])
     for method, per_topic in held_out_measures(model, split.collection, METHODS).items():

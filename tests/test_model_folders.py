@@ -46,9 +46,10 @@ def test_a_finished_run_is_complete_and_belongs_to_its_collection(runs, collecti
     info = read_model_folder(runs / "finished")
     model = load_model(runs / "finished")
     assert info.kind == COMPLETE and not info.can_continue and not is_partial(model)
-    assert (info.n_people, info.n_words, info.dim) == (4, len(collection.vocab), 8)
+    assert (info.n_people, info.n_words, info.dim) == (4, model.n_words, 8)
+    assert model.n_words == len(collection.vocab) - 1  # the padding token is no word
     assert info.belongs_to(collection) and model_fits(model, collection)
-    assert info.status_text() == f"4 people, {len(collection.vocab):,} words, dim 8"
+    assert info.status_text() == f"4 people, {model.n_words:,} words, dim 8"
 
 
 def test_a_stopped_run_is_partial_and_says_how_far_it_got(runs, collection):

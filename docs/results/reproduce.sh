@@ -10,6 +10,7 @@ A=$DATA/aminer-dblp
 R=docs/results
 $X "$A" --topics "$A/topics.tsv" --qrels "$A/qrels.txt" --out $R/aminer-areas --threads 1 \
    --overlapping --other-numbers any-digit --sweep --sweep-epochs 5
+$X "$A" --topics "$A/topics.tsv" --qrels "$A/qrels.txt" --out $R/aminer-areas-defaults --threads 1
 $X "$A" --topics "$A/topics-documents.tsv" --qrels "$A/qrels-documents.txt" \
    --out $R/aminer-documents --overlapping --threads 1 --other-numbers any-digit \
    --exclude-topic-documents

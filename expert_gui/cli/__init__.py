@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         from expert_gui.gui.app import run_gui
 
-        return run_gui(screenshot_dir=args.screenshot)
+        return run_gui(screenshot_dir=args.screenshot, fast_exit=args.screenshot is None)
     warnings = _warnings_to_stderr(args.command)
     try:
         return int(args.func(args) or 0)

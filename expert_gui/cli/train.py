@@ -20,7 +20,7 @@ from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 TRAIN_OPTIONS = {
     "window": int, "dim": int, "batch_size": int, "epochs": int, "l2": float,
     "learning_rate": float, "validation_fraction": float, "patience": int, "seed": int,
-    "checkpoint_every": int, "threads": int,
+    "checkpoint_every": int, "checkpoint_minutes": float, "threads": int,
 }
 
 
@@ -50,6 +50,8 @@ def register(sub):
         "seed": f"random seed (default {d.seed})",
         "checkpoint_every": f"steps between checkpoints, also taken at epoch ends; 0: only at "
                             f"the end (default {d.checkpoint_every})",
+        "checkpoint_minutes": f"also checkpoint after this many minutes of training since the "
+                              f"last one; 0: never by time (default {d.checkpoint_minutes:g})",
         "threads": "CPU threads for torch (default: torch's choice)",
     }
     for name, kind in TRAIN_OPTIONS.items():
@@ -143,8 +145,13 @@ def run(args) -> int:
 
     from expert_gui.core.data.loading import load_collection
     from expert_gui.core.errors import TrainingError
-    from expert_gui.core.evaluation.calibration import train_and_calibrate
+    from expert_gui.core.evaluation.calibration import (
+        LossScale,
+        TrainingStage,
+        train_and_calibrate,
+    )
     from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
+    from expert_gui.core.evaluation.quality import held_out_warning
     from expert_gui.core.store.storage import check_model_folder
     from expert_gui.core.train.embeddings import load_word_vectors
     from expert_gui.core.train.net import select_device
@@ -187,6 +194,12 @@ def run(args) -> int:
     ran = {"on": ""}
 
     def progress(event):
+        if isinstance(event, LossScale):
+            return
+        if isinstance(event, TrainingStage):  # after the steps: calibrating, saving
+            done = f" {event.done:,}/{event.total:,}" if event.total else ""
+            bar.set_postfix_str(f"{event.text}{done}", refresh=True)
+            return
         ran["on"] = event.path
         bar.total = event.total_steps
         bar.n = event.step
@@ -213,6 +226,9 @@ def run(args) -> int:
         print(f"the steps ran on {ran['on']}", file=sys.stderr)
     if model.calibration:
         print(held_out_summary(model.calibration))
+        warning = held_out_warning(model.calibration["measures"])
+        if warning:
+            print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

@@ -34,7 +34,9 @@ from expert_gui.gui.panels.entropy import EntropyPanel
 from expert_gui.gui.panels.neighbours import NeighboursPanel
 from expert_gui.gui.panels.profile import ProfilePanel
 from expert_gui.gui.panels.query import QueryPanel
-from expert_gui.gui.panels.training.panel import TrainingPanel
+from expert_gui.gui.panels.training.panel import TrainingPanel, model_warning
+from expert_gui.gui.panels.training.saved_models import WARNING_SIGN
+from expert_gui.gui.session import Session
 from expert_gui.gui.state import AppState
 from expert_gui.gui.welcome import GuideDialog, WelcomeBanner
 from expert_gui.gui.widgets import ElidedLabel
@@ -47,7 +49,12 @@ SCREEN_SHARE = 0.9  # a new window takes at most this share of the screen's free
 BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "indexing Model 2",
                "entropy": "ranking topics", "evaluation": "evaluating", "word-map": "mapping words",
                "profile": "profiling", "profile-topics": "ranking topics for profiles",
-               "people-map": "mapping people", "export": "exporting embeddings"}
+               "people-map": "mapping people", "export": "exporting embeddings",
+               "report": "writing the report", "query-ranker": "indexing for the query"}
+
+
+# Background work that writes files: quitting waits for it to finish (or save and stop).
+WRITING_TASKS = ("training", "load", "export", "report")
 
 
 def fit_rect(rect: QRect, available: QRect) -> QRect:
@@ -139,8 +146,11 @@ class MainWindow(QMainWindow):
         self.state.query_requested.connect(lambda _: self.show_panel("Query"))
         self.state.profile_requested.connect(lambda _: self.show_panel("Profile"))
         self.state.collection_requested.connect(self.collection_panel.open_collection)
+        self._pending_train = False  # Ctrl+T during a load: the collection before it, until done
+        self.state.runner.finished.connect(self._load_ended)
         self.state.model_requested.connect(self.training_panel.open_model)
         self.shortcuts = ShortcutsEverywhere(self, self.shortcut_actions)
+        self.session = Session(self, settings())
         self.resize(self._default_size())
         self._restore_layout()
         self.welcome_bar: QToolBar | None = None
@@ -182,15 +192,12 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         cp, tp, qp = self.collection_panel, self.training_panel, self.query_panel
-        self.open_action = self._action("&Open collection folder…", cp.choose_collection,
+        self.open_action = self._action("&Open collection…", cp.choose_collection,
                                         QKeySequence.StandardKey.Open,
-                                        "Open a collection folder (TSV files, a folder of "
-                                        "exports, git repository, text files)")
-        self.open_file_action = self._action("Open collection &file…", cp.choose_collection_file,
-                                             "Ctrl+Shift+F",
-                                             "Open an export (Web of Science, PubMed, Scopus, "
-                                             "BibTeX, RIS, CSL-JSON, EndNote XML), a table or "
-                                             "a TREC file")
+                                        "Open a collection: a file (an export from Web of "
+                                        "Science, PubMed, Scopus, Zotero, EndNote…, a table, "
+                                        "TREC) or a folder (TSV files, exports, a git "
+                                        "repository, text files)")
         self.demo_action = self._action("Open &demo collection", self.open_demo, None,
                                         "Open the demo collection shipped with the app")
         self.topics_action = self._action("Open &topics…", cp.choose_topics, "Ctrl+Shift+T",
@@ -207,7 +214,7 @@ class MainWindow(QMainWindow):
             "(vectors.tsv + metadata.tsv)")
         self.export_embeddings_action.setEnabled(self.state.model is not None)
         quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit, "Quit")
-        self.train_action = self._action("&Train", tp.start_training, "Ctrl+T",
+        self.train_action = self._action("&Train", self.train_when_ready, "Ctrl+T",
                                          "Train a model on the open collection")
         self.pause_action = self._action("&Pause / resume", tp.toggle_pause, "Ctrl+P",
                                          "Pause or resume training")
@@ -218,7 +225,7 @@ class MainWindow(QMainWindow):
 
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
-        for a in (self.open_action, self.open_file_action, self.demo_action, self.topics_action,
+        for a in (self.open_action, self.demo_action, self.topics_action,
                   self.qrels_action, self.model_action, self.export_action,
                   self.export_embeddings_action):
             file_menu.addAction(a)
@@ -285,8 +292,38 @@ class MainWindow(QMainWindow):
         dock.raise_()
 
     def focus_query(self) -> None:
+        """Ctrl+L: the query box, always (it takes a query before any model: the baselines
+        answer it)."""
         self.show_panel("Query")
         self.query_panel.focus_query()
+        QTimer.singleShot(0, self.query_panel.focus_query)  # once the dock is raised
+
+    def train_when_ready(self) -> None:
+        """Ctrl+T: train now, or as soon as the collection being loaded is open, or say why
+        not (pressed while the demo loaded, it used to be ignored without a word)."""
+        tp = self.training_panel
+        if tp.is_training():
+            return
+        if self.state.runner.running("load") is not None:
+            self._pending_train = self.state.collection
+            self.statusBar().showMessage("Training starts when the collection has loaded.",
+                                         15000)
+            return
+        if self.state.collection is None:
+            self.statusBar().showMessage("Nothing to train on yet: open a collection first "
+                                         "(Ctrl+O).", 8000)
+            return
+        tp.start_training()
+
+    def _load_ended(self, slot: str) -> None:
+        """A Ctrl+T pressed during the load is acted on now, or told why not."""
+        if slot != "load" or self._pending_train is False:
+            return
+        before, self._pending_train = self._pending_train, False
+        if self.state.collection is not None and self.state.collection is not before:
+            self.training_panel.start_training()
+        else:
+            self.statusBar().showMessage("Not training: the collection did not load.", 15000)
 
     def open_demo(self) -> None:
         path = demo_collection_path()
@@ -304,6 +341,7 @@ class MainWindow(QMainWindow):
         if model is not None and model.is_dir():
             self.training_panel.restore_after_collection(model)
         if last is not None and last.exists():
+            self.session.start()  # the query, method and person of the last session
             self.collection_panel.open_collection(last)
         else:
             self.open_demo()
@@ -382,14 +420,13 @@ class MainWindow(QMainWindow):
 
     def _update_training_actions(self) -> None:
         tp = self.training_panel
-        self.train_action.setEnabled(tp.can_train())
+        self.train_action.setEnabled(not tp.is_training())  # else Ctrl+T says why it cannot
         self.pause_action.setEnabled(tp.is_training())
         self.stop_action.setEnabled(tp.is_training())
         self.training_label.setVisible(tp.is_training())
         self.query_panel.set_training(tp.is_training())
         paused = tp.is_paused()
-        on = f" on {tp.training_path}" if tp.training_path else ""
-        self.training_label.setText("Training paused" if paused else f"Training{on}…")
+        self.training_label.setText(tp.activity())
         self.training_label.setStyleSheet("color: #495057; font-weight: bold;" if paused
                                           else "color: #d9480f; font-weight: bold;")
 
@@ -402,11 +439,15 @@ class MainWindow(QMainWindow):
     def _show_model_state(self, model) -> None:
         if model is None:
             self.model_label.setText("No model")
+            self.model_label.setStyleSheet("")
             return
         name = self.state.model_path.name if self.state.model_path else "unsaved model"
         partial = f", partial: {partial_text(model)}" if partial_text(model) else ""
+        warning = model_warning(model)
         self.model_label.setText(f"Model: {name} ({model.n_people:,} people, "
-                                 f"{len(model.vocab):,} words, dim {model.dim}{partial})")
+                                 f"{model.n_words:,} words, dim {model.dim}{partial})"
+                                 + (f" {WARNING_SIGN} {warning}" if warning else ""))
+        self.model_label.setStyleSheet("color: #c92a2a;" if warning else "")
         if self.state.model_path is not None:
             settings().setValue("last/model", str(self.state.model_path))
 
@@ -462,7 +503,9 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.save_layout()
-        self.state.runner.shut_down()
+        # Waits for the work that writes files (a stopped training saves its checkpoint); the
+        # rest only reads, and ends with the process.
+        self.state.runner.shut_down(wait_for=WRITING_TASKS)
         super().closeEvent(event)
 
     # -- drag and drop --------------------------------------------------------------------------

@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.data.formats import FORMATS
 from expert_gui.core.data.formats.folder import DOCUMENT_FILES
 from expert_gui.core.data.formats.presets import PRESETS, TableColumns, fit
-from expert_gui.core.data.formats.table import TablePreview, is_table_file
+from expert_gui.core.data.formats.table import TablePreview, is_table_file, table_file
 from expert_gui.core.data.formats.table import preview as preview_table
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.widgets import fill_table, make_table
@@ -174,10 +175,15 @@ class TableColumnsDialog(QDialog):
                 + (chosen.id if chosen.id else "the file's name and the row's line") + ".")
 
 
-def needs_columns(path: Path) -> bool:
-    """A table file to open through the dialog: not a folder's documents file (whose people may
-    come from an associations file beside it)."""
-    return path.is_file() and is_table_file(path) and path.name not in DOCUMENT_FILES
+def table_to_preview(path: Path) -> Path | None:
+    """The table whose columns to show before `path` opens: the path itself when it is a table
+    file (not a folder's documents file, whose people may come from an associations file
+    beside it), or the one table of a folder that opens as a table; else None."""
+    if path.is_file():
+        return path if is_table_file(path) and path.name not in DOCUMENT_FILES else None
+    if path.is_dir() and not FORMATS["folder"].looks_like(path):
+        return table_file(path)
+    return None
 
 
 def choose_table_columns(parent: QWidget, runner, path: Path,

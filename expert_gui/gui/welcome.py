@@ -3,7 +3,10 @@ train, ask), dismissed once and remembered; and the collection-formats guide, sh
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+import math
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -42,19 +45,45 @@ class WelcomeBanner(QFrame):
                            "border-radius: 4px; }")
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.text = QLabel(WELCOME)
-        self.text.setWordWrap(False)  # a toolbar sizes a wrapping label for the wrong width
-        # Clipped in a narrow window rather than widening it.
+        # Wrapped to the window's width, never cut (at 1024 px one line ran off the edge); a
+        # toolbar sizes a widget by its size hint, not by its height for a width, so
+        # eventFilter gives the label the height its width needs.
+        self.text.setWordWrap(True)
         self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.text.setTextFormat(Qt.TextFormat.RichText)
         self.text.linkActivated.connect(lambda _link: self.guide_requested.emit())
-        close = QPushButton("Got it")
+        close = self.dismiss = QPushButton("Got it")
         close.setObjectName("welcome-dismiss")
         close.setToolTip("Hide this for good (Help > Getting started shows it again)")
         close.clicked.connect(self.dismissed)
         layout = QHBoxLayout(self)
         layout.addWidget(self.text, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.text.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:
+        """The text, laid out at a new width, takes the height that width needs, and the banner
+        (with the toolbar that holds it) that height, shorter as well as taller: a toolbar sizes
+        a widget by its size hint, and neither shrinks by itself."""
+        if watched is self.text and event.type() == QEvent.Type.Resize:
+            needed = self._text_height(self.text.width())
+            if needed != self.text.maximumHeight():
+                self.text.setFixedHeight(needed)  # not the label's guess of a wrapped height
+                margins = self.layout().contentsMargins()
+                self.setFixedHeight(max(needed, self.dismiss.sizeHint().height())
+                                    + margins.top() + margins.bottom())
+        return False
+
+    def _text_height(self, width: int) -> int:
+        """The height of the text laid out at `width` (the label's own answer is bounded by
+        the fixed height it was last given)."""
+        document = QTextDocument()
+        document.setDocumentMargin(0)
+        document.setDefaultFont(self.text.font())
+        document.setHtml(self.text.text())
+        document.setTextWidth(max(width, 1))
+        return math.ceil(document.size().height())
 
 
 class GuideDialog(QDialog):

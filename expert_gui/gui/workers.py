@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +87,18 @@ class Task(QThread):
             self._flush()
 
     def _flush(self) -> None:
-        with self._lock:
+        with self._lock:  # emitted under the lock: batches are queued in the order taken
             batch, self._pending = self._pending, []
-        if batch:
-            self.progressed.emit(batch)
+            if batch:
+                self.progressed.emit(batch)
+
+    def flush_pending(self) -> None:
+        """Send events the worker has held for a while (GUI thread): a core function that goes
+        quiet after a burst (the last step, then a long calibration) must not leave the
+        screen showing the burst's first event."""
+        if self._pending and time.monotonic() - self._last_emit >= EMIT_INTERVAL_S:
+            self._last_emit = time.monotonic()
+            self._flush()
 
     def run(self) -> None:
         hooks = {"progress": self._progress, "should_stop": self._stop.is_set}
@@ -132,6 +140,9 @@ class TaskRunner(QObject):
         self._retired: set[Task] = set()
         self._callbacks: dict[Task, tuple] = {}
         self._closed = False
+        self._flusher = QTimer(self)  # runs while tasks do
+        self._flusher.setInterval(int(EMIT_INTERVAL_S * 1000))
+        self._flusher.timeout.connect(self._flush_pending)
 
     def running(self, slot: str) -> Task | None:
         task = self._tasks.get(slot)
@@ -152,36 +163,50 @@ class TaskRunner(QObject):
             self._retire(current)
         task = Task(slot, func, *args, pausable=pausable, parent=self, **kwargs)
         self._callbacks[task] = (on_progress, on_success, on_failure)
-        # Bound methods of this GUI-thread object: Qt queues the calls onto the GUI thread.
-        task.progressed.connect(self._on_progressed)
+        # Bound methods of this GUI-thread object: Qt queues the calls onto the GUI thread
+        # (progress explicitly, as flush_pending emits it from the GUI thread: one queue, in
+        # order).
+        task.progressed.connect(self._on_progressed, Qt.ConnectionType.QueuedConnection)
         task.succeeded.connect(self._on_succeeded)
         task.failed.connect(self._on_failed)
         task.finished.connect(self._on_finished)
         self._tasks[slot] = task
         task.start()
+        self._flusher.start()
         self.started.emit(slot)
         return task
+
+    def _flush_pending(self) -> None:
+        running = [t for t in self._tasks.values() if t.isRunning()]
+        for task in running:
+            task.flush_pending()
+        if not running:
+            self._flusher.stop()
 
     def stop(self, slot: str) -> None:
         task = self.running(slot)
         if task is not None:
             task.stop()
 
-    def shut_down(self, wait_ms: int = 30_000) -> bool:
+    def shut_down(self, wait_ms: int = 30_000, wait_for: tuple[str, ...] | None = None) -> bool:
         """Stop every task for good (the window is closing): results that arrive later reach no
         callback, so none can start new work while the application exits (a QThread destroyed
-        while it runs aborts the process)."""
+        while it runs aborts the process). `wait_for`: wait only for the tasks of these slots
+        (those that write files), the rest being ended with the process."""
         self._closed = True
-        return self.stop_all(wait_ms)
+        return self.stop_all(wait_ms, wait_for)
 
-    def stop_all(self, wait_ms: int = 30_000) -> bool:
-        """Ask every task to stop and wait for them; True when all ended in time."""
+    def stop_all(self, wait_ms: int = 30_000, wait_for: tuple[str, ...] | None = None) -> bool:
+        """Ask every task to stop and wait for them (or for those of the slots `wait_for`);
+        True when they ended in time."""
         tasks = [t for t in [*self._tasks.values(), *self._retired] if t.isRunning()]
         for t in tasks:
             t.stop()
         deadline = time.monotonic() + wait_ms / 1000
         ok = True
         for t in tasks:
+            if wait_for is not None and t.name not in wait_for:
+                continue
             left = max(0, int((deadline - time.monotonic()) * 1000))
             ok = t.wait(left) and ok
         return ok

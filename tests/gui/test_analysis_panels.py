@@ -199,17 +199,19 @@ def test_comparison_says_which_method_works_best_on_the_held_out_documents(qtbot
     model = train_with_held_out(collection, TrainSettings(dim=8, epochs=2, batch_size=64,
                                                           checkpoint_every=0))
     state.set_model(model, None)
-    measures = model.calibration["measures"]
+    measures = {m: v for m, v in model.calibration["measures"].items() if m != "chance"}
     best = max(measures, key=lambda m: measures[m]["AP"])
     rows = [panel.heldout_table.item(r, 0).text() for r in range(panel.heldout_table.rowCount())]
-    assert len(rows) == 10 and "Auto (fusion)" in rows and "LSI" in rows
+    assert len(rows) == 11 and "Auto (fusion)" in rows and "LSI" in rows
+    assert rows[-1] == "Chance (random ranking)"  # the floor, last
     assert panel.heldout_table.item(0, 1).text() == f"{measures[best]['AP']:.3f}"
     assert "Best on this collection" in panel.heldout_label.text()
     assert f"Auto: {model.calibration['fusion']['label']}" in panel.heldout_label.text()
     panel.measure_held_out()
-    qtbot.waitUntil(lambda: panel.heldout_table.rowCount() == 10, timeout=60_000)
+    qtbot.waitUntil(lambda: panel.heldout_table.rowCount() == 11, timeout=60_000)
     maps = [float(panel.heldout_table.item(r, 1).text()) for r in range(10)]
     assert maps == sorted(maps, reverse=True)
+    assert panel.heldout_table.item(10, 0).text() == "Chance (random ranking)"
 
 
 @pytest.mark.parametrize("method", ["PCA", "t-SNE"])

@@ -26,7 +26,8 @@ def test_every_panel_is_a_dock_and_the_menus_have_shortcuts(qtbot, window):
     qtbot.waitUntil(lambda: window.device_label.text().startswith(("CPU", "GPU")),
                     timeout=60_000)  # found in the background: it imports torch
     assert window.model_label.text() == "No model"
-    assert not window.train_action.isEnabled()  # nothing to train on yet
+    window.train_action.trigger()  # nothing to train on yet: it says so
+    assert "open a collection first" in window.statusBar().currentMessage()
 
 
 def test_ctrl_l_focuses_the_query_box(qtbot, window, model):

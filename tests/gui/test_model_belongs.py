@@ -64,7 +64,7 @@ def test_the_saved_models_of_the_collection_are_offered_newest_first(qtbot, wind
     assert label.index("gui-newer") < label.index("gui-older") and "other-newest" not in label
     listed = [window.training_panel.models_list.item(i).text()
               for i in range(window.training_panel.models_list.count())]
-    assert [t.split("\n")[0] for t in listed] == ["gui-newer", "gui-older", "other-newest"]
+    assert [t.split(" · ")[0] for t in listed] == ["gui-newer", "gui-older", "other-newest"]
     assert "(trained on training)" in listed[2]
     assert window.training_panel.models_note.text() == \
         "2 of this collection (newest first), 1 of others (grey)."

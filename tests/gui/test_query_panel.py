@@ -197,7 +197,7 @@ def test_explanation_shows_each_words_p_c_given_w_and_supporting_documents(panel
     pid = model.person_ids[person]
     expected = {collection.doc_ids[d] for d in collection.documents_of(
         collection.person_index[pid]) if {"disk", "cache"} & set(collection.text(d).split())}
-    shown = {panel.docs_table.item(r, 0).text() for r in range(panel.docs_table.rowCount())}
+    shown = {panel.docs_table.item(r, 0).toolTip() for r in range(panel.docs_table.rowCount())}
     assert shown <= expected and (len(shown) == min(5, len(expected)))
     if shown:
         assert "<b" in panel.doc_view.toHtml() or "font-weight" in panel.doc_view.toHtml()

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from expert_gui.core.data.collection import Collection
 from expert_gui.gui.main_window import fit_rect
+from expert_gui.gui.panels import collection as collection_panel
 from expert_gui.gui.panels import query as query_module
 from expert_gui.gui.panels.neighbours import NeighboursPanel
 from expert_gui.gui.panels.query import QueryPanel
@@ -84,13 +85,13 @@ def test_error_dialogs_name_files_to_add_not_command_line_options(qtbot, window,
 def test_a_file_of_a_collection_folder_opens_the_folder(qtbot, window, monkeypatch):
     offered = {}
 
-    def choose(parent, caption, folder, filters):
-        offered["filters"] = filters.split(";;")
-        return str(GUI_COLLECTION / "documents.tsv"), offered["filters"][0]
+    def choose(parent, filters, start):
+        offered["filters"] = list(filters)
+        return GUI_COLLECTION / "documents.tsv"
 
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", choose)
+    monkeypatch.setattr(collection_panel, "choose_collection_path", choose)
     before = window.state.collection
-    window.collection_panel.choose_collection_file()
+    window.collection_panel.choose_collection()
     qtbot.waitUntil(lambda: window.state.collection is not before, timeout=30_000)
     assert window.state.collection.name == "gui_collection"
     assert window.state.collection_path == GUI_COLLECTION

@@ -21,19 +21,22 @@ import numpy as np
 import xxhash
 
 from expert_gui.core import schema
+from expert_gui.core.data.dates import YEAR
 from expert_gui.core.data.inputs import hash_into, read_regular
 from expert_gui.core.data.text import check_text_settings
 from expert_gui.core.errors import CollectionError, write_error
 
 # The collection's arrays, memory-mapped when read; beside them `vocab_counts.npy` and, for a
-# collection with dates, `doc_dates.npy`.
+# collection with dates, `doc_dates.npy` and `doc_date_units.npy` (how precise each was given).
 ARRAYS = ("assoc_indptr", "assoc_people", "tokens", "doc_offsets", "text_bytes", "text_offsets")
 _FILES = (*(f"{name}.npy" for name in ARRAYS), "vocab_counts.npy")
 _DAYS = np.dtype("datetime64[D]")
+_DATED = ("doc_dates", "doc_date_units")
 
 
 def write(folder: str | Path, arrays: dict[str, np.ndarray], meta: dict) -> None:
-    """Write `arrays` (ARRAYS, `vocab_counts`, optionally `doc_dates`) and `meta` to `folder`."""
+    """Write `arrays` (ARRAYS, `vocab_counts`, optionally `doc_dates` and `doc_date_units`) and
+    `meta` to `folder`."""
     folder = Path(folder)
     text = json.dumps(meta)
     try:
@@ -74,8 +77,9 @@ def read(folder: str | Path) -> tuple[dict[str, np.ndarray], dict]:
         arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
                   for name in ARRAYS}
         arrays["vocab_counts"] = np.load(folder / "vocab_counts.npy", allow_pickle=False)
-        if meta["dates"]:
-            arrays["doc_dates"] = np.load(folder / "doc_dates.npy", allow_pickle=False)
+        if meta["dates"]:  # a cache from before the units is refused, and read again
+            for name in _DATED:
+                arrays[name] = np.load(folder / f"{name}.npy", allow_pickle=False)
     except (OSError, ValueError) as exc:
         raise CollectionError(folder, None, f"not a valid collection cache: {exc}") from None
     _check_arrays(arrays, meta, folder)
@@ -85,7 +89,7 @@ def read(folder: str | Path) -> tuple[dict[str, np.ndarray], dict]:
 def digest(folder: Path) -> str:
     """XXH3 of every file of a cache (the file `xxh3` holds it), in a fixed order."""
     h = xxhash.xxh3_128()
-    dates = ("doc_dates.npy",) if (folder / "doc_dates.npy").exists() else ()
+    dates = tuple(f"{name}.npy" for name in _DATED if (folder / f"{name}.npy").exists())
     for name in (*_FILES, *dates, "collection.json"):
         h.update(name.encode())
         hash_into(h, folder / name, CollectionError)
@@ -144,3 +148,8 @@ def _check_arrays(arrays: dict, meta: dict, folder: Path) -> None:
     dates = arrays.get("doc_dates")
     if dates is not None and (dates.dtype != _DAYS or dates.shape != (n_docs,)):
         bad("doc_dates", f"expected {n_docs} days, found {dates.dtype} {dates.shape}")
+    units = arrays.get("doc_date_units")
+    if units is not None and (units.dtype != np.uint8 or units.shape != (n_docs,)
+                              or (n_docs and int(units.max()) > YEAR)):
+        bad("doc_date_units", f"expected {n_docs} date units of 0 to {YEAR}, found "
+                              f"{units.dtype} {units.shape}")

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from expert_gui.core.data import cache
-from expert_gui.core.data.dates import NO_DAY, parse_date
+from expert_gui.core.data.dates import DAY, NO_DAY, format_date, parse_dated
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TOKEN_RE, TextSettings, Tokenizer, Vocabulary
 from expert_gui.core.errors import CollectionError
@@ -65,6 +65,7 @@ class Collection:
         fingerprint: str = "",
         source: str = "",
         doc_dates: np.ndarray | None = None,
+        doc_date_units: np.ndarray | None = None,
     ):
         self.name = name
         self.doc_ids = doc_ids
@@ -82,6 +83,8 @@ class Collection:
         self.fingerprint = fingerprint
         self.source = source
         self.doc_dates = doc_dates
+        # How precise each date was given (dates.DAY, MONTH, YEAR; None: all to the day).
+        self.doc_date_units = doc_date_units
         self._doc_index: dict[str, int] | None = None
         self._person_index: dict[str, int] | None = None
         self._person_docs: tuple[np.ndarray, np.ndarray] | None = None
@@ -118,6 +121,25 @@ class Collection:
         """The raw text of document i, as it was read."""
         raw = self.text_bytes[self.text_offsets[i] : self.text_offsets[i + 1]]
         return bytes(raw).decode("utf-8")
+
+    def title(self, i: int, width: int = 120) -> str:
+        """What lists name document i by: the first line of its text (a title, a commit's
+        subject), shortened to `width` characters; its id when the text is empty."""
+        raw = self.text_bytes[self.text_offsets[i] : min(self.text_offsets[i + 1],
+                                                         self.text_offsets[i] + 4 * width)]
+        text = bytes(raw).decode("utf-8", errors="ignore").strip()
+        line = text.split("\n", 1)[0].strip() if text else ""
+        if not line:
+            return self.doc_ids[i]
+        return line if len(line) <= width else line[:width - 1].rstrip() + "…"
+
+    def date_text(self, i: int) -> str:
+        """Document i's date as precise as it was given ('2022', '2022-03', '2022-03-04');
+        '' when undated."""
+        if self.doc_dates is None:
+            return ""
+        unit = DAY if self.doc_date_units is None else int(self.doc_date_units[i])
+        return format_date(self.doc_dates[i], unit)
 
     @property
     def has_dates(self) -> bool:
@@ -175,6 +197,9 @@ class Collection:
         arrays["vocab_counts"] = self.vocab.counts
         if self.doc_dates is not None:
             arrays["doc_dates"] = np.asarray(self.doc_dates)
+            arrays["doc_date_units"] = np.asarray(
+                self.doc_date_units if self.doc_date_units is not None else
+                np.full(self.n_documents, DAY, dtype=np.uint8))
         cache.write(folder, arrays, {
             "name": self.name,
             "source": self.source,
@@ -208,6 +233,7 @@ class Collection:
             fingerprint=meta["fingerprint"],
             source=meta["source"],
             doc_dates=arrays.pop("doc_dates", None),
+            doc_date_units=arrays.pop("doc_date_units", None),
             **arrays,
         )
 
@@ -280,6 +306,7 @@ class CollectionBuilder:
         self._text_offsets = array("q", [0])
         self._text_size = 0
         self._days = array("q")  # each document's date as days since 1970 (NO_DAY: none)
+        self._units = array("B")  # and how precise it was given (dates.DAY, MONTH, YEAR)
         self._any_date = False
         if spill_dir is not None:
             fd, self._text_path = tempfile.mkstemp(suffix=".texts", dir=spill_dir)
@@ -296,7 +323,7 @@ class CollectionBuilder:
     def add_document(self, doc_id: str, text: str, file: str | Path, line: int | None,
                      people: Iterable[str] = (), date: str = "") -> None:
         """One document; `people` are associations given inline (e.g. a JSONL "people" field),
-        `date` its date as text (see `parse_date`; empty: undated)."""
+        `date` its date as text (see `parse_dated`; empty: undated)."""
         if doc_id in self._doc_index:
             first_file, first_line = self._doc_places[self._doc_index[doc_id]]
             where = f"{first_file}:{first_line}" if first_line is not None else first_file
@@ -306,7 +333,9 @@ class CollectionBuilder:
         self._doc_index[doc_id] = len(self._doc_ids)
         self._doc_ids.append(doc_id)
         self._doc_places.append(file, line)
-        self._days.append(self._day(date, doc_id, file, line))
+        day, unit = self._day(date, doc_id, file, line)
+        self._days.append(day)
+        self._units.append(unit)
         self._pending.append(text)
         self._pending_chars += len(text)
         if len(self._pending) >= self._BATCH_DOCS or self._pending_chars >= self._BATCH_CHARS:
@@ -314,17 +343,18 @@ class CollectionBuilder:
         for person in people:
             self.add_association(doc_id, person, file, line)
 
-    def _day(self, date: str, doc_id: str, file: str | Path, line: int | None) -> int:
+    def _day(self, date: str, doc_id: str, file: str | Path,
+             line: int | None) -> tuple[int, int]:
         if not date or not date.strip():
-            return NO_DAY
-        day = parse_date(date)
-        if day is None:
+            return NO_DAY, DAY
+        parsed = parse_dated(date)
+        if parsed is None:
             self.report.add("invalid-date", file, line,
                             f"document {doc_id!r}: expected a date like 2021-03-04, 2021-03 or "
                             f"2021, found {date.strip()[:40]!r}; the document is kept, undated")
-            return NO_DAY
+            return NO_DAY, DAY
         self._any_date = True
-        return int(day.astype(np.int64))
+        return int(parsed[0].astype(np.int64)), parsed[1]
 
     def _tokenize_pending(self) -> None:
         """Store and tokenize the pending documents in one pass; report those left without words."""
@@ -493,6 +523,8 @@ class CollectionBuilder:
             source=source,
             doc_dates=(np.frombuffer(self._days, dtype=np.int64).astype("datetime64[D]")
                        if self._any_date else None),
+            doc_date_units=(np.frombuffer(self._units, dtype=np.uint8).copy()
+                            if self._any_date else None),
         )
 
 

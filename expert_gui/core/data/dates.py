@@ -1,4 +1,5 @@
-"""Documents' dates, kept as days: a year or a month alone stands for its first day."""
+"""Documents' dates, kept as days with the precision they were given: a year or a month alone
+stands for its first day, and is shown again as that year or month ("2022", not "2022-01-01")."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import numpy as np
 
 # An undated document, as days since 1970 (NaT in `Collection.doc_dates`).
 NO_DAY = int(np.datetime64("NaT", "D").astype(np.int64))
+# How precise a date was given (`Collection.doc_date_units`): to the day, the month or the year.
+DAY, MONTH, YEAR = 0, 1, 2
 # YYYY, YYYY-MM or YYYY-MM-DD, optionally followed by a time ("T12:00:00Z", " 12:00").
 _DATE_RE = re.compile(r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?:[T ][0-9:.+\-Z ]*)?")
 
 
-def parse_date(text: str) -> np.datetime64 | None:
-    """A document's date as a day; a year or a month alone stands for its first day.
+def parse_dated(text: str) -> tuple[np.datetime64, int] | None:
+    """A document's date as a day, and whether it was given to the DAY, MONTH or YEAR.
 
     None when the text is not such a date (or names no real day, like 2021-02-30).
     """
@@ -21,10 +24,27 @@ def parse_date(text: str) -> np.datetime64 | None:
     if m is None:
         return None
     year, month, day = m.group(1), m.group(2) or "1", m.group(3) or "1"
+    unit = DAY if m.group(3) else MONTH if m.group(2) else YEAR
     try:
-        return np.datetime64(f"{year}-{int(month):02d}-{int(day):02d}", "D")
+        return np.datetime64(f"{year}-{int(month):02d}-{int(day):02d}", "D"), unit
     except ValueError:
         return None
+
+
+def parse_date(text: str) -> np.datetime64 | None:
+    """A document's date as a day (see `parse_dated`); None when it is not a date."""
+    parsed = parse_dated(text)
+    return None if parsed is None else parsed[0]
+
+
+def format_date(day: np.datetime64, unit: int = DAY) -> str:
+    """'2022', '2022-03' or '2022-03-04', as precise as it was given; '' for NaT."""
+    if np.isnat(day):
+        return ""
+    return str(day.astype(_UNIT_TYPES.get(unit, "datetime64[D]")))
+
+
+_UNIT_TYPES = {YEAR: "datetime64[Y]", MONTH: "datetime64[M]"}
 
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

@@ -9,13 +9,15 @@ epoch to keep.
     {"held_out": {fraction, minimum, maximum, seed, documents: [ids]},
      "fusion": {"members": [...], "weights": [...], "normalisation": "z-score", "decision",
                 "label", "anchor", "cv": {...}, ...},
-     "measures": {method: {"AP": MAP, "RR": MRR}},   (over the held-out documents)
+     "measures": {method: {"AP": MAP, "RR": MRR}},   (over the held-out documents; the
+                                                      method "chance": a random ranking's)
      "probability": {method: {"slope": a, "intercept": b, "queries": n}}}
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,6 +37,7 @@ from expert_gui.core.evaluation.heldout import (
 from expert_gui.core.evaluation.measures import PerTopic, measure_run
 from expert_gui.core.evaluation.probability_fit import fit_expert_probability
 from expert_gui.core.evaluation.qrels import restrict
+from expert_gui.core.evaluation.quality import CHANCE, chance_measures
 from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.model.loglinear import LogLinearModel
 from expert_gui.core.rankers.candidates import Restricted
@@ -49,6 +52,27 @@ if TYPE_CHECKING:
 CALIBRATION_MEASURES = ("AP", "RR")
 
 
+@dataclass(frozen=True)
+class TrainingStage:
+    """What a run does besides its steps, as a progress event beside the trainer's: "Calibrating
+    auto on 904 held-out documents", `done` of `total` (0 of 0: no count), so that the end of a
+    run (seconds to minutes on a large collection) is never a silent "950 / 950"."""
+
+    text: str
+    done: int = 0
+    total: int = 0
+
+
+@dataclass(frozen=True)
+class LossScale:
+    """The first event of a run: how to read its losses. Eq. 3 weighs each instance's
+    cross-entropy by |d_max| / |d|, so the loss per instance is about `mean_weight` times the
+    cross-entropy; a uniform guess over the `n_people` candidates scores log |C| of it."""
+
+    mean_weight: float
+    n_people: int
+
+
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
                         out_dir=None, progress=None, should_stop=None, should_pause=None,
                         resume: bool = False, word_vectors=None) -> LogLinearModel:
@@ -59,20 +83,40 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     kept falling after MAP peaked). The model is saved once, calibrated; a stopped run is saved as
     `train` saves it, uncalibrated.
     """
+    from expert_gui.core.train.instances import mean_weight
     from expert_gui.core.train.trainer import train  # torch: only when training
 
     has_queries = len(split.documents) > 0
-    score = held_out_map(split) if has_queries else None
+    n = len(split.documents)
+    tell = progress or (lambda event: None)
+    tell(LossScale(mean_weight(split.training, settings.window, settings.overlapping),
+                   split.training.n_people))
+    measure = held_out_map(split) if has_queries else None
+    epochs = {"done": 0}
+
+    def score(params: dict) -> float:
+        epochs["done"] += 1
+        tell(TrainingStage(f"Measuring the held-out MAP on {n:,} documents after epoch "
+                           f"{epochs['done']}"))
+        return measure(params)
+
+    def calibrating(done: tuple[int, int]) -> None:
+        # each held-out document ranked by auto's members (for its weights), then by each other
+        # method (for its P(expert) and held-out measures)
+        tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents", *done))
 
     def finish(model: LogLinearModel) -> None:
         try:
-            model.calibration = calibrate(model, split, should_stop=should_stop)
+            model.calibration = calibrate(model, split, should_stop=should_stop,
+                                          progress=calibrating)
         except Stopped:
             pass  # stopped while calibrating: saved uncalibrated, as a stopped run
+        if out_dir is not None:
+            tell(TrainingStage(f"Saving the model to {out_dir}"))
 
     return train(split.training, settings, out_dir=out_dir, progress=progress,
                  should_stop=should_stop, should_pause=should_pause, resume=resume,
-                 word_vectors=word_vectors, epoch_score=score,
+                 word_vectors=word_vectors, epoch_score=score if has_queries else None,
                  finish=finish if has_queries else None)
 
 
@@ -90,7 +134,8 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
               progress: Callable[[tuple[int, int]], None] | None = None,
               should_stop: Callable[[], bool] | None = None) -> dict:
     """Rank the held-out documents with every method; choose the weights of `auto`, measure
-    every method and fit its P(expert)."""
+    every method and fit its P(expert), and measure what a random ranking would score on them
+    (quality.CHANCE)."""
     from expert_gui.core.rankers.methods import make_ranker
     from expert_gui.core.rankers.names import METHODS
 
@@ -145,6 +190,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     measures = {m: measure_run(qrels, run_from_rankings(rankings[m]), topics,
                                CALIBRATION_MEASURES).means()
                 for m in METHODS if m in rankings}
+    measures[CHANCE] = chance_measures([len(r) for r in relevant], len(fusion.person_ids))
     return {
         "held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
         "fusion": choice,

@@ -148,6 +148,22 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
     return result
 
 
+def report_for_model(collection_path: str | Path, topics: str | Path, qrels: str | Path,
+                     out_dir: str | Path, model_path: str | Path, *,
+                     progress: Callable[[ExperimentProgress], None] | None = None,
+                     should_stop: Callable[[], bool] | None = None) -> ExperimentResult:
+    """What `expert-gui experiment COLLECTION --topics T --qrels Q --out DIR --model MODEL`
+    writes, with the collection read as the model's text settings say: the app's Evaluate >
+    Save report."""
+    from expert_gui.core.data.text import TextSettings
+    from expert_gui.core.store.storage import read_manifest
+
+    text = TextSettings.from_dict(read_manifest(model_path)["text_settings"])
+    return run_experiment(collection_path, topics, qrels, out_dir,
+                          settings=ExperimentSettings(text=text), model_path=model_path,
+                          progress=progress, should_stop=should_stop)
+
+
 def _is_experiment_folder(folder: Path) -> bool:
     """A folder an experiment wrote before folders were marked: it has its report and settings."""
     return (folder / "report.md").is_file() and (folder / "settings.json").is_file()
@@ -184,7 +200,8 @@ class _Stages:
             done = getattr(event, "done", getattr(event, "step", 0))
             total = getattr(event, "total", getattr(event, "total_steps", 0))
         self.emit(ExperimentProgress(self.current, float(done or 0), float(total or 0),
-                                     "" if isinstance(event, tuple) else str(event)))
+                                     "" if isinstance(event, tuple) else
+                                     getattr(event, "text", str(event))))
 
 
 def _model(collection: Collection, settings: ExperimentSettings, model_path, result, forward,

@@ -17,11 +17,12 @@ grouping the projection hides. k-means because it is cheap (|C| x k x e per iter
 deterministic given its seed, and gives each group a centre. The rows have no sharp clusters:
 the cosine silhouette stays near 0.04 for k = 3..20 on DPDK, a continuum. So k is not
 "discovered" but fixed by the rule of thumb k = sqrt(|C| / 2), at most 12 (the colours that stay
-distinguishable); the silhouette is shown with the map. A group is named by its words: P(K|w) =
-sum_{c in K} P(c|w) is Eq. 1 for "someone of K", turned into the same KL term as a person's words
-(`profile.WORD_SCORES`). On DPDK the 12 groups read as fields: Broadcom bnxt, Intel ice, vhost/
-virtio, cnxk/crypto/event, flow actions (mlx5), pipeline/table/hash libraries, and groups of
-one- or two-commit authors named by generic words.
+distinguishable); the silhouette is shown with the map. A group is named by the words most of
+its members share: those at least half of them have among their own 30 profile words
+(`group_labels`), each with its share; a group whose members share none is named by its most
+typical members. (Naming it by its own KL term, P(K|w) = sum_{c in K} P(c|w) as "someone of K",
+let the members with the most peaked P(c|w) speak for all: an NLP researcher sat under "speech,
+asr, email, simstudent, diarization".)
 """
 
 from __future__ import annotations
@@ -32,11 +33,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from expert_gui.core.explore.profile import Profiler, top_indices
+from expert_gui.core.explore.profile import Profiler
 
 PROJECTIONS = ("PCA", "t-SNE")
 MAX_GROUPS = 12  # colours that stay distinguishable
-GROUP_WORDS = 5
+GROUP_WORDS = 5  # words in a group's label
+PERSON_WORDS = 30  # each member's own words, among which a group's are counted
+MOST = 0.5  # a word names a group when at least this share of its members has it
+GROUP_MEMBERS = 3  # members that name a group sharing no word
 # People the silhouette is measured on (it costs the square of their number).
 SILHOUETTE_SAMPLE = 3000
 
@@ -46,7 +50,7 @@ class PeopleMap:
     method: str
     xy: np.ndarray  # |C| x 2
     groups: np.ndarray  # |C| group of each person, 0..k-1
-    group_words: tuple[tuple[str, ...], ...]  # the words of each group
+    labels: tuple[GroupLabel, ...]  # what names each group
     silhouette: float
 
 
@@ -104,31 +108,90 @@ def group_people(x: np.ndarray, seed: int = 0) -> tuple[np.ndarray, float]:
     return groups, float(score)
 
 
-def group_words(profiler: Profiler, groups: np.ndarray, n: int = GROUP_WORDS,
-                should_stop: Callable[[], bool] | None = None) -> tuple[tuple[str, ...], ...]:
-    """The n words of each group by P(w|K) log(P(w|K)/P(w)), with P(K|w) = sum_{c in K} P(c|w)."""
+@dataclass(frozen=True)
+class GroupLabel:
+    """What names a group: the words most of its members share (each with the share of members
+    who have it among their own words), and its most typical members."""
+
+    words: tuple[str, ...]
+    shares: tuple[float, ...]
+    members: tuple[str, ...]
+    size: int
+
+    def text(self) -> str:
+        """'flow 90%, action 75%' (shares of its members), or, when no word is shared by most of
+        them, 'people like Ann, Bob, Cai'."""
+        if self.words:
+            return ", ".join(f"{w} {s:.0%}" for w, s in zip(self.words, self.shares,
+                                                            strict=True))
+        return "people like " + ", ".join(self.members)
+
+
+def group_labels(profiler: Profiler, groups: np.ndarray, directions: np.ndarray,
+                 n: int = GROUP_WORDS, should_stop: Callable[[], bool] | None = None,
+                 person_words: int = PERSON_WORDS) -> tuple[GroupLabel, ...]:
+    """Each group's label: the words that at least `MOST` of its members have among their
+    `person_words` words (their profile's, by P(w|c) log(P(w|c)/P(w))), the most shared first
+    (ties: by the group's own such term, with P(K|w) = sum_{c in K} P(c|w)); and its
+    `GROUP_MEMBERS` members nearest its centre, which name it when no word is shared by most.
+
+    The group's own KL term alone named a group by the words of whoever in it had the most
+    peaked P(c|w): an NLP researcher sat under "speech, asr, email, simstudent, diarization"."""
     profiler.prepare()
     model = profiler.model
     k = int(groups.max()) + 1 if len(groups) else 0
     member = np.zeros((model.n_people, k))
     member[np.arange(model.n_people), groups] = 1.0
-    log_pkw = np.empty((len(model.word_embeddings), k))
+    n_words = len(model.word_embeddings)
+    top = min(person_words, n_words)
+    best = np.full((top, model.n_people), -np.inf)  # each person's best word scores so far
+    best_ids = np.zeros((top, model.n_people), dtype=np.int64)
+    log_pkw = np.empty((n_words, k))
     for rows in profiler.word_blocks():
         if should_stop is not None and should_stop():
             return ()
-        p = np.exp(profiler.logits(rows) - profiler.log_z[rows, None])
-        with np.errstate(divide="ignore"):
-            log_pkw[rows] = np.log(p @ member)
+        log_pcw = profiler.logits(rows) - profiler.log_z[rows, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_pkw[rows] = np.log(np.exp(log_pcw) @ member)
+            log_pwc = log_pcw + profiler.log_p_word[rows, None] - profiler.log_prior[None, :]
+            score = np.exp(log_pwc) * (log_pwc - profiler.log_p_word[rows, None])
+        score[~profiler.listed[rows]] = -np.inf
+        values = np.vstack([best, score])
+        ids = np.vstack([best_ids, np.broadcast_to(np.arange(rows.start, rows.stop)[:, None],
+                                                   score.shape)])
+        keep = np.argpartition(-values, top - 1, axis=0)[:top]
+        best = np.take_along_axis(values, keep, axis=0)
+        best_ids = np.take_along_axis(ids, keep, axis=0)
+    holders = np.zeros((n_words, k))  # members having each word among their own
+    np.add.at(holders, (best_ids[np.isfinite(best)],
+                        np.broadcast_to(groups, best.shape)[np.isfinite(best)]), 1.0)
+    sizes = np.bincount(groups, minlength=k)
     log_pk = logsumexp(profiler.log_prior[:, None], b=member, axis=0)
     words = model.vocab.words
-    out = []
+    labels = []
     for g in range(k):
         with np.errstate(invalid="ignore"):
             log_pwk = log_pkw[:, g] + profiler.log_p_word - log_pk[g]
-            score = np.exp(log_pwk) * (log_pwk - profiler.log_p_word)
-        score = np.where(profiler.listed, score, -np.inf)
-        out.append(tuple(words[w] for w in top_indices(score, n)))
-    return tuple(out)
+            kl = np.where(profiler.listed, np.exp(log_pwk) * (log_pwk - profiler.log_p_word),
+                          -np.inf)
+        share = holders[:, g] / max(int(sizes[g]), 1)
+        shared = np.flatnonzero((share >= MOST) & profiler.listed)
+        order = shared[np.lexsort((-np.nan_to_num(kl[shared], neginf=-1e300),
+                                   -share[shared]))][:n]
+        labels.append(GroupLabel(tuple(words[w] for w in order),
+                                 tuple(float(share[w]) for w in order),
+                                 _typical_members(model, groups, directions, g),
+                                 int(sizes[g])))
+    return tuple(labels)
+
+
+def _typical_members(model, groups: np.ndarray, directions: np.ndarray,
+                     g: int) -> tuple[str, ...]:
+    """The names of the group's members nearest its mean direction."""
+    members = np.flatnonzero(groups == g)
+    centre = directions[members].mean(axis=0)
+    nearest = members[np.argsort(-(directions[members] @ centre), kind="stable")]
+    return tuple(model.person_names[int(c)] for c in nearest[:GROUP_MEMBERS])
 
 
 def map_people(profiler: Profiler, method: str = "PCA", seed: int = 0,
@@ -142,7 +205,7 @@ def map_people(profiler: Profiler, method: str = "PCA", seed: int = 0,
     groups, silhouette = group_people(x, seed)
     if not profiler.prepare(should_stop):
         return None
-    words = group_words(profiler, groups, should_stop=should_stop)
+    labels = group_labels(profiler, groups, x, should_stop=should_stop)
     if should_stop is not None and should_stop():
         return None
-    return PeopleMap(method, xy, groups, words, silhouette)
+    return PeopleMap(method, xy, groups, labels, silhouette)

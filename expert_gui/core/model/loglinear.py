@@ -49,6 +49,12 @@ class LogLinearModel:
         return len(self.person_ids)
 
     @property
+    def n_words(self) -> int:
+        """The words it knows: its vocabulary less the padding token (every screen counts
+        these, so that two of them never differ by one)."""
+        return len(self.vocab) - 1
+
+    @property
     def dim(self) -> int:
         return self.word_embeddings.shape[1]
 

@@ -17,6 +17,7 @@ METHOD_LABELS = {
     "loglinear": "Log-linear",
     "ensemble": "Ensemble",
     "auto": "Auto (fusion)",
+    "chance": "Chance (random ranking)",
 }
 """How every screen and table names a method."""
 

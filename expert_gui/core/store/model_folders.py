@@ -79,6 +79,7 @@ class ModelFolder:
     epochs: int = 0
     settings: dict = field(default_factory=dict)
     problem: str = ""  # why a DAMAGED folder cannot be used
+    held_out: dict = field(default_factory=dict)  # the calibration's measures, method -> AP, RR
 
     @property
     def name(self) -> str:
@@ -192,10 +193,11 @@ def _from_manifest(folder: Path, modified: float) -> ModelFolder:
         collection_fingerprint=str(meta.get("collection_fingerprint") or ""),
         collection_source=str(meta.get("collection_source") or ""),
         people=people_key(people), words=frozenset(words), n_people=len(people),
-        n_words=len(words),
+        n_words=len(words) - 1,  # the padding token aside, as LogLinearModel.n_words
         dim=int(settings.get("dim", 0)), step=int(settings.get("steps", 0)),
         total_steps=int(settings.get("total_steps", 0)), epoch=len(history),
-        epochs=int(settings.get("epochs", 0)), settings=settings)
+        epochs=int(settings.get("epochs", 0)), settings=settings,
+        held_out=dict((meta.get("calibration") or {}).get("measures", {})))
 
 
 def _from_checkpoint(folder: Path, modified: float) -> ModelFolder:

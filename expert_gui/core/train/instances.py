@@ -54,8 +54,9 @@ class Instances:
         return out
 
 
-def make_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> Instances:
-    """All training windows of a collection, in document order."""
+def _windows_per_document(collection: Collection, window: int,
+                          overlapping: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """How many windows each document gives, its length and the longest length, d_max."""
     if window < 1:
         raise ValueError("the window must hold at least one token")
     lengths = collection.doc_lengths.astype(np.int64)
@@ -63,11 +64,25 @@ def make_instances(collection: Collection, window: int = 8, overlapping: bool = 
     d_max = int(lengths.max()) if len(lengths) else 0
     if overlapping:
         per_doc = np.where(lengths > 0, np.maximum(lengths - window + 1, 1), 0)
-        stride = 1
     else:
         per_doc = -(-lengths // window)  # ceil(|d| / n)
-        stride = window
-    per_doc = np.where(has_people, per_doc, 0)
+    return np.where(has_people, per_doc, 0), lengths, d_max
+
+
+def mean_weight(collection: Collection, window: int = 8, overlapping: bool = False) -> float:
+    """The mean of the instances' weights |d_max| / |d|, without making the instances: what a
+    uniform guess's loss per instance, log |C|, is multiplied by in Eq. 3."""
+    per_doc, lengths, d_max = _windows_per_document(collection, window, overlapping)
+    used = per_doc > 0
+    if not used.any():
+        return 1.0
+    return float(np.sum(per_doc[used] * (d_max / lengths[used])) / np.sum(per_doc[used]))
+
+
+def make_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> Instances:
+    """All training windows of a collection, in document order."""
+    per_doc, lengths, d_max = _windows_per_document(collection, window, overlapping)
+    stride = 1 if overlapping else window
     docs = np.repeat(np.arange(len(lengths), dtype=np.int64), per_doc)
     first = np.repeat(np.cumsum(per_doc) - per_doc, per_doc)
     k = np.arange(len(docs), dtype=np.int64) - first  # the window's number within its document

@@ -1,9 +1,17 @@
 """The training settings, apart from the trainer so that reading them (the CLI's help, the GUI's
-form) does not import torch."""
+form) does not import torch.
+
+Every numeric setting has a range (`RANGES`) with the reason for it. `TrainSettings` refuses a
+value outside it, whoever builds the settings (the CLI, a `train_settings.json`, a resumed
+checkpoint), and the app's form is built from the same ranges: an Adadelta eps of 0, reached by
+a mouse wheel over the form, once trained a model that never moved from its initialisation.
+"""
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -12,10 +20,66 @@ DEVICES = ("auto", "cpu", "cuda", "mps")
 
 
 @dataclass(frozen=True)
+class Range:
+    """The values a number may take: `low` and `high` (None: unbounded), each included unless
+    open, and why the range is what it is."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    why: str = ""
+
+    def __contains__(self, value: float) -> bool:
+        if not math.isfinite(value):
+            return False
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return False
+        return self.high is None or (value < self.high if self.high_open else
+                                     value <= self.high)
+
+    def text(self) -> str:
+        """'above 0', 'at least 1', 'in (0, 1)', 'in [0, 1)'."""
+        if self.low is not None and self.high is not None:
+            return (f"in {'(' if self.low_open else '['}{self.low:g}, "
+                    f"{self.high:g}{')' if self.high_open else ']'}")
+        if self.low is not None:
+            return f"above {self.low:g}" if self.low_open else f"at least {self.low:g}"
+        if self.high is not None:
+            return f"below {self.high:g}" if self.high_open else f"at most {self.high:g}"
+        return "a finite number"
+
+
+RANGES: dict[str, Range] = {
+    "window": Range(1, why="a training instance holds at least one word"),
+    "dim": Range(1, why="an embedding has at least one dimension"),
+    "batch_size": Range(1, why="a step needs at least one instance"),
+    "l2": Range(0, why="a negative penalty would reward large weights"),
+    "learning_rate": Range(0, why="0 means the optimiser's own default"),
+    "rho": Range(0, 1, True, True, why="Adadelta's decay averages old and new squared "
+                                        "gradients; at 0 or 1 one of them is ignored"),
+    "eps": Range(0, 1, True, True, why="Adadelta's step is sqrt(E[dx^2] + eps) / sqrt(E[g^2] "
+                                        "+ eps) times the gradient: at eps = 0 it never moves"),
+    "epochs": Range(1, why="training passes over the instances at least once"),
+    "validation_fraction": Range(0, 1, high_open=True,
+                                 why="a share of the instances; all of them would leave none "
+                                     "to train on"),
+    "patience": Range(1, why="early stopping waits at least one epoch"),
+    "seed": Range(0, why="numpy's and torch's seeds are non-negative"),
+    "checkpoint_every": Range(0, why="steps between checkpoints (0: none by steps)"),
+    "checkpoint_minutes": Range(0, why="minutes of training between checkpoints (0: none by "
+                                       "time)"),
+    "candidate_chunk": Range(1, why="a chunk holds at least one candidate"),
+    "threads": Range(0, why="0 means torch's default"),
+}
+
+
+@dataclass(frozen=True)
 class TrainSettings:
     """Section 4.4's settings, and ours. `learning_rate` 0 means the optimiser's own default
     (1.0 for Adadelta, 0.001 for Adam). `checkpoint_every` counts steps; epoch ends checkpoint
-    too (0: only at the end).
+    too (0: only at the end), and so does every `checkpoint_minutes` of training (an epoch of a
+    large collection takes hours).
     `epochs` is 5, from the DPDK dev topics (benchmarks/epochs_dpdk.py): MAP rose from 0.41
     after one epoch (the paper's setting) to 0.51 after five, then stayed at 0.48-0.50 while the
     validation loss bottomed out at epoch 6 and rose from epoch 7. `cuda_graphs`: on one CUDA GPU
@@ -41,31 +105,15 @@ class TrainSettings:
     mixed_precision: bool = False
     cuda_graphs: bool = True
     checkpoint_every: int = 1000
+    checkpoint_minutes: float = 10.0
     candidate_chunk: int = 8192
     embeddings: str = ""
     threads: int = 0
 
     def __post_init__(self):
-        checks = [
-            (self.window >= 1, "window must be at least 1"),
-            (self.dim >= 1, "dim must be at least 1"),
-            (self.batch_size >= 1, "batch size must be at least 1"),
-            (self.l2 >= 0, "l2 must not be negative"),
-            (self.optimizer in OPTIMIZERS, f"optimizer must be one of {OPTIMIZERS}"),
-            (self.learning_rate >= 0, "learning rate must not be negative"),
-            (self.epochs >= 1, "epochs must be at least 1"),
-            (0 <= self.validation_fraction < 1, "validation fraction must be in [0, 1)"),
-            (self.patience >= 1, "patience must be at least 1"),
-            (self.validation_fraction > 0 or not self.early_stopping,
-             "early stopping needs a validation fraction above 0"),
-            (self.device in DEVICES or self.device.startswith("cuda:"),
-             f"device must be one of {DEVICES}"),
-            (self.checkpoint_every >= 0, "checkpoint_every must not be negative"),
-            (self.candidate_chunk >= 1, "candidate_chunk must be at least 1"),
-        ]
-        for ok, message in checks:
-            if not ok:
-                raise ValueError(message)
+        problem = settings_problem(self)
+        if problem:
+            raise ValueError(problem)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -74,6 +122,74 @@ class TrainSettings:
     def from_dict(cls, d: dict) -> TrainSettings:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def field_problem(name: str, value) -> str:
+    """Why `value` cannot be setting `name` ('' when it can): its type, then its range."""
+    default = _DEFAULTS[name]
+    if isinstance(default, bool):
+        return "" if isinstance(value, bool) else f"{_label(name)} must be true or false"
+    if isinstance(default, int | float):
+        whole = isinstance(default, int)
+        kind = numbers.Integral if whole else numbers.Real
+        if isinstance(value, bool) or not isinstance(value, kind):
+            kind_text = "a whole number" if whole else "a number"
+            return f"{_label(name)} must be {kind_text}, not {value!r}"
+        if not math.isfinite(value):
+            return f"{_label(name)} must be a finite number, not {value}"
+        limits = RANGES.get(name)
+        if limits is not None and value not in limits:
+            return f"{_label(name)} must be {limits.text()}, not {value:g}: {limits.why}"
+        return ""
+    return "" if isinstance(value, str) else f"{_label(name)} must be text, not {value!r}"
+
+
+def settings_problem(settings: TrainSettings) -> str:
+    """The first reason the settings cannot train ('' when they can)."""
+    for f in fields(settings):
+        problem = field_problem(f.name, getattr(settings, f.name))
+        if problem:
+            return problem
+    if settings.optimizer not in OPTIMIZERS:
+        return f"optimizer must be one of {', '.join(OPTIMIZERS)}, not {settings.optimizer!r}"
+    if not (settings.device in DEVICES or settings.device.startswith("cuda:")):
+        return f"device must be one of {', '.join(DEVICES)} (or cuda:N), not {settings.device!r}"
+    if settings.early_stopping and settings.validation_fraction == 0:
+        return "early stopping needs a validation fraction above 0"
+    return ""
+
+
+# Settings that change how a run goes, not the model it makes.
+HOW_IT_RUNS = ("device", "threads", "candidate_chunk", "checkpoint_every", "checkpoint_minutes",
+               "cuda_graphs")
+
+
+def differences_from_defaults(values) -> list[str]:
+    """The settings in `values` (a model's settings dict) that differ from the paper's defaults,
+    as the saved-models list names them: ["eps 0", "epochs 10", "overlapping"]."""
+    out = []
+    for f in fields(TrainSettings):
+        if f.name in HOW_IT_RUNS or f.name not in values or values[f.name] == f.default:
+            continue
+        value, name = values[f.name], _label(f.name)
+        if isinstance(f.default, bool):
+            out.append(name if value else f"no {name}")
+        elif f.name == "embeddings":
+            out.append(f"embeddings {str(value).replace(chr(92), '/').rsplit('/', 1)[-1]}")
+        elif isinstance(value, float):
+            out.append(f"{name} {value:g}")
+        elif isinstance(value, int):
+            out.append(f"{name} {value:,}")
+        else:
+            out.append(f"{name} {value}")
+    return out
+
+
+def _label(name: str) -> str:
+    return name.replace("_", " ")
+
+
+_DEFAULTS = {f.name: f.default for f in fields(TrainSettings)}
 
 
 SUGGESTED_SETTINGS_FILE = "train_settings.json"

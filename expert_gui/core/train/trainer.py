@@ -119,7 +119,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
     Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps and at every epoch's end
-    (neither when it is 0), when stopped, and at the end; `resume` continues from it.
+    (neither when it is 0), after `checkpoint_minutes` of training since the last one (not
+    under torchrun), when stopped, and at the end; `resume` continues from it.
     `word_vectors` (embeddings.load_word_vectors) may be passed when already loaded; otherwise
     settings.embeddings is read here. Under torchrun each process trains on its share of every
     batch (see distributed.py). `epoch_score`, given the parameters as numpy arrays at the end of
@@ -165,10 +166,13 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     losses = _LossReads(stepper, checkpoint, dist, run, READ_EVERY_S.get(device.type, 0.1))
     total_steps = run.steps_per_epoch * settings.epochs
     meter = _Meter(run.step)
+    saved_at = time.monotonic()  # of the last checkpoint, less the time spent paused since
 
     def save() -> None:
+        nonlocal saved_at
         if checkpoint is not None and dist.is_main:
             _save_checkpoint(checkpoint, net, optimizer, run, settings, collection)
+        saved_at = time.monotonic()
 
     stopped = False
     while run.epoch < settings.epochs and not stopped:
@@ -176,14 +180,21 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
                          dist)
         losses.start_epoch(run)
         while run.batch < run.steps_per_epoch:
-            if _wait_while_paused(should_pause, should_stop):
+            paused = _wait_while_paused(should_pause, should_stop)
+            if paused is None:
                 stopped = True
                 break
+            if paused:  # neither the speed nor the time to the next checkpoint counts a pause
+                meter.restart()
+                saved_at += paused
             n = stepper.step(plan, run.batch)
             run.step += 1
             run.batch += 1
             run.epoch_instances += n
-            checkpoint_due = settings.checkpoint_every and run.step % settings.checkpoint_every == 0
+            checkpoint_due = (settings.checkpoint_every
+                              and run.step % settings.checkpoint_every == 0) or (
+                settings.checkpoint_minutes and not dist.active
+                and time.monotonic() - saved_at >= 60 * settings.checkpoint_minutes)
             if checkpoint_due or run.batch == run.steps_per_epoch or losses.due(run):
                 losses.read(run)
             if checkpoint_due:
@@ -320,13 +331,15 @@ def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings,
         run.bad_epochs += 1
 
 
-def _wait_while_paused(should_pause, should_stop) -> bool:
-    """Block while paused; True when the run should stop."""
+def _wait_while_paused(should_pause, should_stop) -> float | None:
+    """Block while paused; None when the run should stop, else the seconds spent paused."""
+    start = None
     while True:
         if should_stop is not None and should_stop():
-            return True
+            return None
         if should_pause is None or not should_pause():
-            return False
+            return 0.0 if start is None else time.monotonic() - start
+        start = time.monotonic() if start is None else start
         time.sleep(0.1)
 
 
@@ -337,6 +350,10 @@ class _Meter:
         self.start_step = step
         self.times: list[tuple[float, int]] = [(time.perf_counter(), 0)]
         self.seen = 0
+
+    def restart(self) -> None:
+        """Measure from now (after a pause)."""
+        self.times = [(time.perf_counter(), self.seen)]
 
     def event(self, run: _Run, total_steps: int, settings, loss: float, n: int,
               device, loss_is_new: bool, path: str) -> TrainProgress:

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QMenu,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
@@ -33,8 +32,9 @@ from expert_gui.core.data.loading import collection_path, load_collection
 from expert_gui.core.data.topics import read_topics
 from expert_gui.core.evaluation.qrels import coverage, read_qrels
 from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.open_dialog import choose_collection_path
 from expert_gui.gui.state import AppState
-from expert_gui.gui.table_columns import choose_table_columns, needs_columns
+from expert_gui.gui.table_columns import choose_table_columns, table_to_preview
 from expert_gui.gui.widgets import (
     ColumnFitter,
     ElidedLabel,
@@ -95,15 +95,13 @@ class CollectionPanel(QWidget):
         self.state = state
         self.setObjectName("collection-panel")
 
-        self.open_button = QPushButton("Open collection")
-        self.open_button.setToolTip("A folder (documents.tsv and associations.tsv, exports, a "
-                                    "git repository, text files) or a file (an export from Web "
-                                    "of Science, PubMed, Scopus, Zotero, EndNote..., a table, "
-                                    "TREC). You can also drop either on the window.")
-        open_menu = QMenu(self.open_button)
-        open_menu.addAction("Folder…", self.choose_collection)
-        open_menu.addAction("File…", self.choose_collection_file)
-        self.open_button.setMenu(open_menu)
+        self.open_button = QPushButton("Open collection…")
+        self.open_button.setToolTip("A file (an export from Web of Science, PubMed, Scopus, "
+                                    "Zotero, EndNote..., a table, TREC) or a folder "
+                                    "(documents.tsv and associations.tsv, exports, a git "
+                                    "repository, text files), from one dialog (Ctrl+O). You "
+                                    "can also drop either on the window.")
+        self.open_button.clicked.connect(self.choose_collection)
         self.topics_button = QPushButton("Open topics…")
         self.topics_button.clicked.connect(self.choose_topics)
         self.qrels_button = QPushButton("Open qrels…")
@@ -176,7 +174,7 @@ class CollectionPanel(QWidget):
         docs = QSplitter(Qt.Orientation.Horizontal)
         docs.addWidget(self.documents_list)
         docs.addWidget(self.document_view)
-        docs.setSizes([160, 400])
+        docs.setSizes([360, 400])  # the list names documents by title and date
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(boxed("People", people))
         self.documents_box = boxed("Documents", docs)
@@ -195,19 +193,12 @@ class CollectionPanel(QWidget):
 
     # -- opening ----------------------------------------------------------------------------------
     def choose_collection(self) -> None:
-        """A folder: documents.tsv and its companions, exports, a git repository, or text
-        files."""
-        path = QFileDialog.getExistingDirectory(self, "Open a collection folder")
-        if path:
-            self.open_collection(Path(path))
-
-    def choose_collection_file(self) -> None:
-        """A single-file collection (an export, a table, TREC), or any file of a collection
-        folder, which opens the folder."""
-        path, _ = QFileDialog.getOpenFileName(self, "Open a collection file", "",
-                                              ";;".join(COLLECTION_FILE_FILTERS))
-        if path:
-            self.open_collection(Path(path))
+        """A file (an export, a table, TREC; any file of a collection folder opens the
+        folder) or a folder (documents.tsv and its companions, exports, a git repository, text
+        files), from one dialog."""
+        path = choose_collection_path(self, COLLECTION_FILE_FILTERS, self._start_folder())
+        if path is not None:
+            self.open_collection(path)
 
     def open_collection(self, path: Path, columns: TableColumns | None = None) -> None:
         """Load in the background; a load started while another runs replaces it. A table of
@@ -215,8 +206,9 @@ class CollectionPanel(QWidget):
         path = Path(path)
         if columns is None:
             path = collection_path(path)  # a file of a collection folder: the folder
-        if columns is None and needs_columns(path):
-            choose_table_columns(self, self.state.runner, path,
+        table = table_to_preview(path) if columns is None else None
+        if table is not None:  # a table, or a folder holding one: its columns first
+            choose_table_columns(self, self.state.runner, table,
                                  lambda chosen: self.open_collection(path, chosen))
             return
         self.progress.setVisible(True)
@@ -369,9 +361,12 @@ class CollectionPanel(QWidget):
         source = self.people_proxy.mapToSource(current)
         person = self.people_model.item(source.row(), 0).data(Qt.ItemDataRole.UserRole)
         documents = collection.documents_of(person)
-        for d in documents[:MAX_LISTED_DOCUMENTS]:
-            it = QListWidgetItem(collection.doc_ids[int(d)])
-            it.setData(Qt.ItemDataRole.UserRole, int(d))
+        for d in documents[:MAX_LISTED_DOCUMENTS].tolist():
+            date = collection.date_text(d)
+            it = QListWidgetItem(f"{date} · {collection.title(d)}" if date
+                                 else collection.title(d))
+            it.setToolTip(collection.doc_ids[d])
+            it.setData(Qt.ItemDataRole.UserRole, d)
             self.documents_list.addItem(it)
         shown = min(len(documents), MAX_LISTED_DOCUMENTS)
         # Titles stay short: a group box is at least as wide as its title.
@@ -385,8 +380,10 @@ class CollectionPanel(QWidget):
             return
         d = current.data(Qt.ItemDataRole.UserRole)
         people = ", ".join(collection.person_ids[int(p)] for p in collection.people_of(d))
+        date = collection.date_text(d)
         self.document_view.setPlainText(
-            f"{collection.doc_ids[d]}   ({people})\n\n{collection.text(d)}")
+            f"{collection.doc_ids[d]}{'   ' + date if date else ''}   ({people})\n\n"
+            f"{collection.text(d)}")
 
     def select_person(self, person_id: str) -> None:
         """Show a person's documents (used by the screenshots and by other panels)."""

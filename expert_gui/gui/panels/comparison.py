@@ -7,14 +7,17 @@ method works best on this collection."""
 from __future__ import annotations
 
 import html
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -32,6 +35,7 @@ from expert_gui.core.evaluation.calibration import held_out_measures, index_for
 from expert_gui.core.evaluation.evaluate import Stopped, evaluate
 from expert_gui.core.evaluation.measures import LABELS, evaluated_topics
 from expert_gui.core.evaluation.qrels import check_coverage, restrict
+from expert_gui.core.evaluation.quality import CHANCE
 from expert_gui.core.evaluation.tables import (
     TABLE2_METHODS,
     TABLE4_METHODS,
@@ -47,12 +51,14 @@ from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BETTER,
     WORSE,
+    WhenShown,
     boxed,
     fill_table,
     item,
     make_plot,
     make_table,
     set_placeholder,
+    shortened,
 )
 
 SHOWN = 20  # people per side-by-side ranking
@@ -129,6 +135,8 @@ def fill_results_table(table: QTableWidget, table_result: Table) -> None:
 
 
 class ComparisonPanel(QWidget):
+    report_written = Signal(object)  # the folder of a saved report
+
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
         self.state = state
@@ -146,6 +154,12 @@ class ComparisonPanel(QWidget):
         self.evaluate_button.setToolTip("Rank every judged topic with every method and build the "
                                         "paper's Tables 2 and 4 (runs in the background)")
         self.evaluate_button.clicked.connect(self.evaluate)
+        self.report_button = QPushButton("Save report…")
+        self.report_button.setToolTip(
+            "Write what `expert-gui experiment --model` writes for this model, collection, "
+            "topics and qrels: run files, Tables 2 and 4 (Markdown, CSV, LaTeX), per-topic "
+            "measures, Figures 3-5 and report.md (runs in the background)")
+        self.report_button.clicked.connect(self.save_report)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
         self.eval_label = QLabel("Open topics and qrels, and a model, to evaluate.")
@@ -198,6 +212,7 @@ class ComparisonPanel(QWidget):
         top.addWidget(self.query_label, 1)
         eval_row = QHBoxLayout()
         eval_row.addWidget(self.evaluate_button)
+        eval_row.addWidget(self.report_button)
         eval_row.addWidget(self.progress)
         eval_row.addWidget(self.eval_label, 1)
         bottom = QWidget()
@@ -219,7 +234,10 @@ class ComparisonPanel(QWidget):
         state.model_changed.connect(self._show_calibration)
         state.topics_changed.connect(self._reset)
         state.people_changed.connect(self._reset)
-        state.ranked.connect(self.compare)
+        # Behind a tab, it compares the query when next shown (WhenShown).
+        self._when_ranked = WhenShown(self, self.compare,
+                                      latest=lambda: self.state.ranking)
+        state.ranked.connect(self._when_ranked)
         self._reset()
         self._show_calibration(state.model)
 
@@ -239,7 +257,11 @@ class ComparisonPanel(QWidget):
     def fill_held_out(self, measures: dict[str, tuple[float, float]]) -> None:
         """One row per method, best MAP first; the verdict in the label."""
         calibration = self.state.model.calibration
-        order = sorted(measures, key=lambda m: -measures[m][0])
+        chance = calibration["measures"].get(CHANCE)
+        order = sorted((m for m in measures if m != CHANCE), key=lambda m: -measures[m][0])
+        if chance is not None:  # last, as the floor every method should be far above
+            measures = {**measures, CHANCE: (chance["AP"], chance["RR"])}
+            order.append(CHANCE)
         fill_table(self.heldout_table, [
             [label(m), item(f"{measures[m][0]:.3f}", align_right=True),
              item(f"{measures[m][1]:.3f}", align_right=True)] for m in order])
@@ -326,9 +348,11 @@ class ComparisonPanel(QWidget):
                 person.setData(Qt.ItemDataRole.UserRole, pid)
                 rows.append([rank, cell, person])
             fill_table(self.rank_tables[key], rows)
-        self.query_label.setText(f"“{ranking.query}”: the top {SHOWN} of each method; Δ is the "
-                                 "number of places a person moved up (+) or down (−) against "
-                                 "the log-linear ranking.")
+        # A pasted abstract is one short line here (whole in the tooltip), not a tall header.
+        self.query_label.setText(f"“{shortened(ranking.query)}”: the top {SHOWN} of each method; "
+                                 "Δ is the number of places a person moved up (+) or down (−) "
+                                 "against the log-linear ranking.")
+        self.query_label.setToolTip(ranking.query)
 
     def _open_profile(self, table, row: int) -> None:
         cell = table.item(row, 2)
@@ -356,6 +380,9 @@ class ComparisonPanel(QWidget):
                                          ("topics", bool(s.topics)), ("qrels", bool(s.qrels)))
                    if not ok]
         self.evaluate_button.setEnabled(not missing)
+        self.report_button.setEnabled(not missing and None not in (
+            s.collection_path, s.model_path, s.topics_path, s.qrels_path)
+            and s.runner.running("report") is None)
         if missing:
             text = "To evaluate, open " + _and(missing) + "."
         else:
@@ -377,6 +404,59 @@ class ComparisonPanel(QWidget):
         s.runner.start("evaluation", evaluate_methods, s.model, s.collection, dict(s.topics),
                        s.qrels, people=list(s.people), on_progress=self._on_progress, on_success=self.show_evaluation,
                        on_failure=self._failed)
+
+    # -- the report -------------------------------------------------------------------------------
+    def save_report(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "Save the report in a folder (an empty one; otherwise a new folder is made "
+                  "in it)")
+        if folder:
+            self.write_report(Path(folder))
+
+    def write_report(self, folder: Path) -> None:
+        """`experiment --model`'s files, in `folder` when it is empty, else in a new folder of
+        it named after the collection and the time."""
+        s = self.state
+        if not self.report_button.isEnabled():
+            return
+        if folder.is_dir() and any(folder.iterdir()):
+            folder = folder / f"report-{s.collection.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        self.report_button.setEnabled(False)
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 0)
+        self.eval_label.setText(f"Writing the report to {folder}…")
+        s.runner.start("report", "expert_gui.core.evaluation.experiment:report_for_model",
+                       s.collection_path, s.topics_path, s.qrels_path, folder, s.model_path,
+                       on_progress=self._report_progress,
+                       on_success=self._report_written, on_failure=self._report_failed)
+
+    def _report_progress(self, events: list) -> None:
+        e = events[-1]
+        if e.total:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * e.done / e.total))
+        self.eval_label.setText(f"Writing the report: {e.stage}…")
+
+    def _report_written(self, result) -> None:
+        self.progress.setVisible(False)
+        self._reset_report_button()
+        report = result.out_dir / "report.md"
+        self.eval_label.setText(f"Report written: {report} ({len(result.files)} files)"
+                                + ("" if result.completed else "; stopped before the end"))
+        self.state.message.emit(f"Saved the report to {result.out_dir}")
+        self.report_written.emit(result.out_dir)
+
+    def _report_failed(self, exc, details) -> None:
+        self.progress.setVisible(False)
+        self._reset_report_button()
+        self.eval_label.setText("The report was not written.")
+        show_error(self, "Cannot write the report", exc, details)
+
+    def _reset_report_button(self) -> None:
+        s = self.state
+        self.report_button.setEnabled(None not in (s.collection_path, s.model_path,
+                                                   s.topics_path, s.qrels_path)
+                                      and s.model is not None)
 
     def _on_progress(self, events: list) -> None:
         done, total, what = events[-1]

@@ -4,6 +4,7 @@ the entropy-versus-AP scatter with Pearson's R and the least-squares line (the p
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import boxed, make_plot, set_placeholder
+from expert_gui.gui.widgets import WhenShown, boxed, make_plot, set_placeholder, shortened
 
 SHOWN_PEOPLE = 50  # bars of the current query's distribution
 HISTOGRAM_BINS = 20
@@ -76,9 +77,12 @@ class EntropyPanel(QWidget):
                                        "rank", "P(c|q)")
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, brush="#3b7dd8")
         self.distribution_plot.addItem(self.bars)
-        self.uniform_line = pg.InfiniteLine(angle=0, pen=pg.mkPen("#868e96", style=Qt.PenStyle.DashLine),
-                                            label="uniform 1/|C|", labelOpts={"position": 0.9,
-                                                                              "color": "#495057"})
+        self.uniform_line = pg.InfiniteLine(
+            angle=0, pen=pg.mkPen("#868e96", style=Qt.PenStyle.DashLine), label="uniform 1/|C|",
+            labelOpts={"position": 0.9, "color": "#495057",
+                       "fill": pg.mkBrush(255, 255, 255, 220)})
+        # In front of the bars, its label on a light ground: the bars once hid it.
+        self.uniform_line.setZValue(self.bars.zValue() + 10)
         self.distribution_plot.addItem(self.uniform_line)
 
         self.compute_button = QPushButton("Rank every topic")
@@ -128,7 +132,10 @@ class EntropyPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(split)
 
-        state.ranked.connect(self.show_ranking)
+        # Behind a tab, it draws the query's distribution when next shown (WhenShown).
+        self._when_ranked = WhenShown(self, self.show_ranking,
+                                      latest=lambda: self.state.ranking)
+        state.ranked.connect(self._when_ranked)
         state.model_changed.connect(lambda _: self._reset_query())
         state.model_changed.connect(lambda _: self._reset_topics())
         state.topics_changed.connect(self._reset_topics)
@@ -153,7 +160,8 @@ class EntropyPanel(QWidget):
 
     def show_ranking(self, ranking) -> None:
         if ranking.probabilities is None or ranking.no_known_words:
-            self.query_label.setText(f"“{ranking.query}”: no distribution (no known word).")
+            self.query_label.setText(f"“{shortened(ranking.query)}”: no distribution (no known "
+                                     "word).")
             self._clear_distribution("The model knows none of the query's words.")
             return
         p = np.sort(ranking.probabilities)[::-1]
@@ -168,8 +176,10 @@ class EntropyPanel(QWidget):
         self.distribution_plot.setXRange(0.5, len(shown) + 0.5, padding=0.01)
         self.distribution_plot.setYRange(0, float(shown[0]) * 1.05, padding=0)
         top_share = float(shown[:5].sum())
+        self.query_label.setToolTip(ranking.query)
         self.query_label.setText(
-            f"“{ranking.query}”: normalized entropy <b>{ranking.entropy:.3f}</b> "
+            f"“{html.escape(shortened(ranking.query))}”: normalized entropy "
+            f"<b>{ranking.entropy:.3f}</b> "
             f"(0 = all mass on one person, 1 = uniform over {len(p):,} people); the top five "
             f"people hold {top_share:.0%} of P(c|q).")
 

@@ -25,7 +25,14 @@ from expert_gui.core.data.text import PAD_ID
 from expert_gui.core.model.neighbours import METRICS, nearest_words
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import boxed, fill_table, item, make_table, set_placeholder
+from expert_gui.gui.widgets import (
+    WhenShown,
+    boxed,
+    fill_table,
+    item,
+    make_table,
+    set_placeholder,
+)
 
 MAP_WORDS = 1500  # the most frequent words drawn on the map (t-SNE cost grows with them)
 PROJECTIONS = ("PCA", "t-SNE")
@@ -140,7 +147,10 @@ class NeighboursPanel(QWidget):
         layout.addWidget(split, 1)
 
         state.model_changed.connect(self._model_changed)
-        state.ranked.connect(self._follow_query)
+        # Behind a tab, it follows the query when next shown (WhenShown).
+        self._when_ranked = WhenShown(self, self._follow_query,
+                                      latest=lambda: self.state.ranking)
+        state.ranked.connect(self._when_ranked)
         self._model_changed(state.model)
 
     def _model_changed(self, model) -> None:
@@ -156,7 +166,7 @@ class NeighboursPanel(QWidget):
             self.status.setText("Train or open a model to explore its word embeddings.")
             set_placeholder(self.map_plot, "Train or open a model to map its words.")
             return
-        self.status.setText(f"{len(model.vocab) - 1:,} words, dimension {model.dim}.")
+        self.status.setText(f"{model.n_words:,} words, dimension {model.dim}.")
         self.compute_map()
         if self.state.ranking is not None:  # the query panel re-ranked with the new model
             self._follow_query(self.state.ranking)

@@ -46,11 +46,12 @@ from expert_gui.core.explore.timeline import PERIODS
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import boxed, fill_table, item, make_plot, make_table
+from expert_gui.gui.widgets import ColumnFitter, boxed, fill_table, item, make_plot, make_table
 
 DEFAULT_K = 20
 SHOWN_DOCUMENTS = 2000  # rows of the documents table (a person may have many more)
 LABELLED_NEIGHBOURS = 6  # nearest people named on the map
+LABEL_CORNERS = ((0, 1), (1, 1), (0, 0), (1, 0))  # a name's anchors, in the order tried
 GROUP_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#e7ba52")
 ABOUT = QColor("#fff3bf")
@@ -116,7 +117,9 @@ class ProfilePanel(QWidget):
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.RichText)
 
-        self.words_table = make_table(["Word", "Score", "Documents"])
+        self.words_table = make_table(["Word", "Score", "Docs"])
+        self.words_table.horizontalHeaderItem(2).setToolTip(
+            "How many of the person's documents hold the word")
         self.words_table.setToolTip("Double-click a word to query with it; select it to see when "
                                     "this person used it")
         self.words_table.cellDoubleClicked.connect(
@@ -133,13 +136,15 @@ class ProfilePanel(QWidget):
                                       "that characterise both. Double-click: their profile")
         self.similar_table.cellDoubleClicked.connect(
             lambda row, _c: self._open_row(self.similar_table, row))
-        self.coauthors_table = make_table(["Person", "Shared documents"])
+        self.coauthors_table = make_table(["Person", "Shared docs"])
+        self.coauthors_table.horizontalHeaderItem(1).setToolTip("Documents they share")
         self.coauthors_table.setToolTip("People who share documents with this person. "
                                         "Double-click: their profile")
         self.coauthors_table.cellDoubleClicked.connect(
             lambda row, _c: self._open_row(self.coauthors_table, row))
 
         self.map_plot = pg.PlotWidget(title="People (candidate vectors W_c) in 2-D")
+        self.map_labels: list[pg.TextItem] = []
         self.map_plot.hideAxis("bottom")
         self.map_plot.hideAxis("left")
         # Each spot's data is its person's index; the tooltip names them.
@@ -147,11 +152,12 @@ class ProfilePanel(QWidget):
                                            tip=lambda x, y, data: self._person_label(data))
         self.marked = pg.ScatterPlotItem(pen=pg.mkPen("k", width=1.5), hoverable=True,
                                          tip=lambda x, y, data: self._person_label(data))
+        # Zooming moves names closer or apart: placed again.
+        self.map_plot.sigRangeChanged.connect(lambda *_: self.place_labels())
         for scatter in (self.everyone, self.marked):
             scatter.sigClicked.connect(self._map_clicked)
             self.map_plot.addItem(scatter)
         self.marked.setZValue(10)
-        self.map_labels: list[pg.TextItem] = []
         self.groups_label = QLabel("")
         self.groups_label.setWordWrap(True)
         self.groups_label.setTextFormat(Qt.TextFormat.RichText)
@@ -179,7 +185,16 @@ class ProfilePanel(QWidget):
         tl.addWidget(self.timeline_label)
         tl.addWidget(self.timeline_plot, 1)
 
-        self.docs_table = make_table(["Date", "Document", "Text"])
+        self.docs_table = make_table(["Date", "Document", "Id"])
+        # Numbers and dates keep their width; words, names and titles share the rest, shortened
+        # with "…" (tooltips hold them whole): no column is cut at the panel's edge.
+        self.fitters = [
+            ColumnFitter(self.words_table, content=(1, 2), elastic=(0,)),
+            ColumnFitter(self.topics_table, content=(0, 2), elastic=(1,)),
+            ColumnFitter(self.similar_table, content=(1,), elastic=(0, 2)),
+            ColumnFitter(self.coauthors_table, content=(1,), elastic=(0,)),
+            ColumnFitter(self.docs_table, content=(0,), elastic=(1, 2)),
+        ]
         self.docs_table.currentCellChanged.connect(lambda row, *_: self._show_document(row))
         self.doc_view = QTextBrowser()
         self.doc_view.setPlaceholderText("Select a document to read it.")
@@ -345,13 +360,15 @@ class ProfilePanel(QWidget):
             fill_table(self.topics_table, rows)
         fill_table(self.similar_table, [
             [self._person_cell(s.person_id, s.name), item(f"{s.score:.3f}", align_right=True),
-             ", ".join(s.words)] for s in profile.similar])
+             item(", ".join(s.words), tooltip=", ".join(s.words))] for s in profile.similar])
         fill_table(self.coauthors_table, [[self._person_cell(a.person_id, a.name), a.documents]
                                           for a in profile.coauthors])
         self.coauthors_box.setTitle(
             "Co-authors" if profile.coauthors or self.profiler.collection is None else
             "Co-authors: none (no document of theirs has another person)")
         self._fill_documents()
+        for fitter in self.fitters:
+            fitter.fit()
         self._draw_timeline()
         self._draw_marks()
 
@@ -365,8 +382,8 @@ class ProfilePanel(QWidget):
             parts.append(f"{profile.timeline[0][0]} to {profile.timeline[-1][0]}")
         if self.people_map is not None:
             group = int(self.people_map.groups[profile.person])
-            words = ", ".join(self.people_map.group_words[group])
-            parts.append(f"map group {group + 1}: {html.escape(words)}")
+            parts.append(f"map group {group + 1}: "
+                         f"{html.escape(self.people_map.labels[group].text())}")
         self.status.setText(" &nbsp;·&nbsp; ".join(parts))
 
     @staticmethod
@@ -381,10 +398,9 @@ class ProfilePanel(QWidget):
             return
         rows = []
         for d in self.profile.documents[:SHOWN_DOCUMENTS].tolist():
-            date = "" if not collection.has_dates or np.isnat(collection.doc_dates[d]) else \
-                str(collection.doc_dates[d])
-            first = collection.text(d).strip().split("\n", 1)[0][:160]
-            rows.append([date, collection.doc_ids[d], first])
+            rows.append([collection.date_text(d), item(collection.title(d, 160),
+                                                       tooltip=collection.doc_ids[d]),
+                         collection.doc_ids[d]])
         fill_table(self.docs_table, rows)
 
     def _show_document(self, row: int) -> None:
@@ -471,11 +487,12 @@ class ProfilePanel(QWidget):
                    for g in people_map.groups.tolist()]
         self.everyone.setData(pos=people_map.xy, brush=brushes, data=np.arange(model.n_people))
         legend = [f"<span style='color:{GROUP_COLOURS[g % len(GROUP_COLOURS)]}'>■</span> "
-                  f"{g + 1}: {html.escape(', '.join(words))}"
-                  for g, words in enumerate(people_map.group_words)]
+                  f"{g + 1} ({label.size:,}): {html.escape(label.text())}"
+                  for g, label in enumerate(people_map.labels)]
         self.groups_label.setText(
             "Groups (k-means on the centred directions of W_c; cosine silhouette "
-            f"{people_map.silhouette:.2f}): " + " &nbsp; ".join(legend))
+            f"{people_map.silhouette:.2f}), named by the words most of their members share "
+            "(the share of members with each): " + " &nbsp; ".join(legend))
         self.map_plot.setTitle(f"People in 2-D ({people_map.method}); double-click one for "
                                "their profile")
         if self.profile is not None:
@@ -502,6 +519,7 @@ class ProfilePanel(QWidget):
         for rank, q in enumerate([me, *near[:LABELLED_NEIGHBOURS]]):
             label = pg.TextItem(model.person_names[q], color="#d9480f" if rank == 0 else "#343a40",
                                 anchor=(0, 1), fill=pg.mkBrush(255, 255, 255, 200))
+            label.setToolTip(self._person_label(q))
             if rank == 0:
                 font = label.textItem.font()
                 font.setBold(True)
@@ -515,6 +533,24 @@ class ProfilePanel(QWidget):
         (x0, y0), (x1, y1) = shown.min(axis=0), shown.max(axis=0)
         self.map_plot.setRange(xRange=(float(x0), float(x1)), yRange=(float(y0), float(y1)),
                                padding=0.3)
+        self.place_labels()
+
+    def place_labels(self) -> None:
+        """No two names on the map overlap: each takes the first corner of its point (above
+        right, above left, below right, below left) where it covers no name placed before it
+        (the person's first); a name with no free corner is hidden (its point's tooltip still
+        names it)."""
+        placed = []
+        for label in self.map_labels:
+            label.setVisible(True)
+            for anchor in LABEL_CORNERS:
+                label.setAnchor(anchor)
+                rect = label.mapRectToScene(label.boundingRect())
+                if not any(rect.intersects(other) for other in placed):
+                    placed.append(rect)
+                    break
+            else:
+                label.setVisible(False)
 
     def _person_label(self, person) -> str:
         model = self.profiler.model if self.profiler is not None else None

@@ -64,10 +64,29 @@ TREC_TOPIC_ID = "query"
 SHOWN_DOCUMENTS = 50  # supporting documents listed per person (the title says how many exist)
 
 
+# The methods that answer before any model is trained, and the one chosen then.
+NEEDS_MODEL = ("auto", "loglinear", "ensemble")
+FIRST_BASELINE = "model1-d"  # the strongest baseline on DPDK's topics (docs/results)
+
+
 def build_ranker(method: str, model, collection):
     """A ranker that needs the model's collection, over the index the model was calibrated with
-    (a worker builds it: it reads every document)."""
+    (without a model: the whole collection). A worker builds it: it reads every document."""
+    if model is None:
+        return make_ranker(method, collection=collection)
     return make_ranker(method, model=model, collection=index_for(model, collection))
+
+
+def score_bars(scores: np.ndarray) -> np.ndarray:
+    """Bars for a method's own scores, as a share of the best: a log-probability (Model 1/2's
+    log P(q|c)) as exp(score - best), a similarity as score / best."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if not len(scores):
+        return scores
+    best = float(scores.max())
+    if best <= 0:
+        return np.exp(scores - best)
+    return np.clip(scores / best, 0.0, 1.0)
 
 
 class WordCompleter(QCompleter):
@@ -86,7 +105,8 @@ class WordCompleter(QCompleter):
         self.words.setStringList(words)
 
     def splitPath(self, path: str) -> list[str]:
-        return [path.split(" ")[-1]]
+        last = path.split(" ")[-1]
+        return [last] if last else ["\0"]  # after a space: no word begun, no list
 
     def pathFromIndex(self, index) -> str:
         text = self.widget().text() if self.widget() is not None else ""
@@ -113,7 +133,7 @@ class QueryPanel(QWidget):
             "Which method ranks: Auto fuses the log-linear model, Model 2 (jm) and Model 1 (d) "
             "as the documents held out of training showed best (and says how); the others need "
             "the model's collection too, except Log-linear")
-        self.method_combo.currentIndexChanged.connect(lambda _: self._method_changed())
+        self.method_combo.currentIndexChanged.connect(lambda _: self._method_chosen())
         self.people_button = QPushButton("People: everybody")
         self.people_button.setToolTip("Rank only some people: paste a list or open a file of "
                                       "person ids or names (current staff, a reviewer pool)")
@@ -158,7 +178,9 @@ class QueryPanel(QWidget):
         self.words_table.setItemDelegateForColumn(3, BarDelegate(self.words_table))
         self.words_fitter = ColumnFitter(self.words_table, content=(1, 2),
                                          fixed={3: bar_width}, elastic=(0,))
-        self.docs_table = make_table(["Document", "Matches", "Query words"])
+        self.docs_table = make_table(["Document", "Date", "Matches", "Query words"])
+        # Dates and counts whole; titles and words shorten (whole in their tooltips).
+        self.docs_fitter = ColumnFitter(self.docs_table, content=(1, 2), elastic=(0, 3))
         self.docs_table.currentCellChanged.connect(lambda row, *_: self._show_document(row))
         self.doc_view = compact(QTextBrowser())
         self.doc_view.setPlaceholderText("Select a supporting document to read it.")
@@ -197,6 +219,10 @@ class QueryPanel(QWidget):
         layout.addWidget(main, 1)
 
         self._dropped = ""  # why the last model was closed, until another opens
+        self._wanted_method = ""  # the user's method while a baseline stands in for it
+        # The rankers built for the open model and collection, by method: choosing a method
+        # again answers at once instead of indexing the collection again.
+        self._built: dict[tuple, object] = {}
         self._training = False  # a run is training a model for this collection
         self._query_path = None  # the collection the query box's text was typed for
         state.model_dropped.connect(self._model_dropped)
@@ -210,9 +236,7 @@ class QueryPanel(QWidget):
     def _model_changed(self, model) -> None:
         self.ranker = make_ranker("loglinear", model=model) if model is not None else None
         self.method_ranker = None
-        enabled = model is not None
-        for w in (self.query_edit, self.search_button, self.depth_spin, self.people_button):
-            w.setEnabled(enabled)
+        self.people_button.setEnabled(model is not None)  # chosen among the model's people
         if model is not None and self.state.people:  # keep the people this model knows
             known = set(model.person_ids)
             kept = [p for p in self.state.people if p in known]
@@ -221,13 +245,18 @@ class QueryPanel(QWidget):
         self.export_button.setEnabled(False)
         self.ranking = self.loglinear_ranking = None
         self._clear_results()
+        self._offer_methods(model)
         if model is None:
-            self.completer.set_words([])
+            collection = self.state.collection
+            self.completer.set_words([] if collection is None else collection.vocab.words[1:])
             self.words_label.setText(self._no_model_text())
+            self._build_method_ranker()
+            if self.query_edit.text().strip():
+                self.run_query()
             return
         self._dropped = ""
         self.completer.set_words(model.vocab.words[1:])
-        text = (f"{model.n_people:,} people, {len(model.vocab) - 1:,} words known. "
+        text = (f"{model.n_people:,} people, {model.n_words:,} words known. "
                 "Press Enter to rank.")
         if partial_text(model):
             text += (f' <span style="color:#d9480f">A <b>partial</b> model: training was '
@@ -252,22 +281,46 @@ class QueryPanel(QWidget):
         if training == self._training:
             return  # called on every training-panel change; the text lists model folders
         self._training = training
-        if self.state.model is None:
+        if self.state.model is None and self.ranking is None:
             self.words_label.setText(self._no_model_text())
 
+    def _offer_methods(self, model) -> None:
+        """Without a model only the baselines rank (they need no training): the methods of a
+        model are shown but disabled, and the first baseline stands in for them until a model
+        opens."""
+        baselines_only = model is None and self.state.collection is not None
+        items = self.method_combo.model()
+        for i in range(self.method_combo.count()):
+            needs = self.method_combo.itemData(i) in NEEDS_MODEL
+            items.item(i).setEnabled(not (baselines_only and needs))
+            items.item(i).setToolTip("Comes with a trained model (Ctrl+T)" if needs and
+                                     baselines_only else "")
+        self.method_combo.blockSignals(True)
+        if baselines_only and self.method() in NEEDS_MODEL:
+            self._wanted_method = self.method()
+            self.method_combo.setCurrentIndex(self.method_combo.findData(FIRST_BASELINE))
+        elif model is not None and self._wanted_method:
+            self.method_combo.setCurrentIndex(self.method_combo.findData(self._wanted_method))
+            self._wanted_method = ""
+        self.method_combo.blockSignals(False)
+
     def _no_model_text(self) -> str:
-        """With no model: why the last one closed, and the saved models of this collection,
-        newest first, to open."""
+        """With no model: the baselines answer now; why the last model closed, and the saved
+        models of this collection, newest first, to open."""
         collection = self.state.collection
         if collection is None:
-            return "Open a collection, then train or open a model to query."
+            return "Open a collection (Ctrl+O): the baselines answer at once, the log-linear " \
+                   "model after training."
+        baselines = (f"Until a model is trained, {html.escape(label(self.method()))} and the "
+                     "other baselines answer here; the log-linear model, Auto and the "
+                     "ensemble come after training.")
         if self._training:
             return (f"Training a model for <b>{html.escape(collection.name)}</b>: it answers "
-                    "here when training ends. Stop training (Ctrl+.) ends it early and keeps "
-                    "the model so far.")
+                    f"here when training ends. {baselines}")
         if self._dropped:
-            return html.escape(self._dropped) + "<br>" + self._saved_models_text(collection)
-        return self._saved_models_text(collection)
+            return (html.escape(self._dropped) + "<br>" + self._saved_models_text(collection)
+                    + " " + baselines)
+        return self._saved_models_text(collection) + " " + baselines
 
     def _saved_models_text(self, collection) -> str:
         saved = [f for f in list_model_folders(models_dir())
@@ -297,13 +350,13 @@ class QueryPanel(QWidget):
     def method(self) -> str:
         return self.method_combo.currentData()
 
-    def _method_changed(self) -> None:
-        """Every change of method ranks again at once: with the log-linear model while the
-        chosen method's ranker is built, then with it."""
+    def _method_chosen(self) -> None:
+        """Every change of method ranks again at once: with the log-linear model (or the stand-in
+        baseline) while the chosen method's ranker is built, then with it."""
+        self._wanted_method = ""  # the user's choice replaces the one a baseline stood in for
         self._build_method_ranker()
-        if self.query_edit.text().strip():
-            self.run_query()
-
+        if self.method_ranker is None and self.query_edit.text().strip():
+            self.run_query()  # not built before: the stand-in ranks until it is
     def choose_people(self) -> None:
         model = self.state.model
         if model is None:
@@ -326,10 +379,15 @@ class QueryPanel(QWidget):
 
     def _build_method_ranker(self) -> None:
         """Build the chosen method's ranker in a worker; until it is ready, and for Log-linear,
-        the log-linear model ranks."""
+        the log-linear model ranks (without a model, nothing: the query waits for it)."""
         self.method_ranker = None
         model, collection, method = self.state.model, self.state.collection, self.method()
-        if model is None or collection is None or method == "loglinear":
+        if collection is None or method == "loglinear" or (model is None and
+                                                            method in NEEDS_MODEL):
+            return
+        built = self._built.get((method, id(model), id(collection)))
+        if built is not None:  # chosen before, for this model and collection
+            self._method_ready(built, method, model, collection)
             return
         self.state.runner.start(
             "query-ranker", build_ranker, method, model, collection,
@@ -341,9 +399,29 @@ class QueryPanel(QWidget):
         s = self.state
         if (method, model, collection) != (self.method(), s.model, s.collection):
             return  # built for a choice that has since changed
+        if not self._built or next(iter(self._built))[1:] != (id(model), id(collection)):
+            self._built = {}  # the rankers of another model or collection go
+        self._built[(method, id(model), id(collection))] = ranker
         self.method_ranker = ranker
         if self.query_edit.text().strip():
             self.run_query()
+
+    def chosen_method(self) -> str:
+        """The user's method, also while a baseline stands in for it (no model yet)."""
+        return self._wanted_method or self.method()
+
+    def restore(self, query: str, method: str) -> None:
+        """The last session's query and method (a relaunch), ranked as soon as a ranker is."""
+        index = self.method_combo.findData(method)
+        if index >= 0:
+            if self.method_combo.model().item(index).isEnabled():
+                self.method_combo.setCurrentIndex(index)
+                self._wanted_method = ""
+            else:  # needs a model: chosen when one opens
+                self._wanted_method = method
+        self.query_edit.setText(query)
+        self._query_path = self.state.collection_path
+        self.run_query()
 
     def focus_query(self) -> None:
         self.query_edit.setFocus()
@@ -354,11 +432,18 @@ class QueryPanel(QWidget):
         self.run_query()
 
     def run_query(self) -> None:
-        """Rank on the GUI thread: one matrix-vector product and a softmax over people."""
+        """Rank on the GUI thread: one matrix-vector product and a softmax over people (or a
+        baseline's sparse product, before any model)."""
         text = self.query_edit.text().strip()
-        if self.ranker is None or not text:
+        if not text:
             return
-        self.loglinear_ranking = self.ranker.rank(text)
+        if self.ranker is None and self.method_ranker is None:
+            self.words_label.setText(
+                "Open a collection first (Ctrl+O)." if self.state.collection is None else
+                f"{html.escape(label(self.method()))} is being prepared: the query runs when "
+                "it is ready.")
+            return
+        self.loglinear_ranking = self.ranker.rank(text) if self.ranker is not None else None
         ranker, self.ranked_by = self.ranker, "loglinear"
         if self.method_ranker is not None:
             ranker, self.ranked_by = self.method_ranker, self.method()
@@ -371,7 +456,8 @@ class QueryPanel(QWidget):
         self._show_words(ranking)
         self._show_ranking(ranking)
         self.export_button.setEnabled(len(ranking) > 0)
-        self.state.set_ranking(self.loglinear_ranking)
+        if self.loglinear_ranking is not None:
+            self.state.set_ranking(self.loglinear_ranking)
 
     def _show_words(self, ranking) -> None:
         parts = []
@@ -383,9 +469,12 @@ class QueryPanel(QWidget):
         if ranking.no_known_words:
             parts.append('<span style="color:#c92a2a">The model knows none of these words: '
                          "nobody can be ranked.</span>")
-        elif self.loglinear_ranking.entropy is not None:
+        elif self.loglinear_ranking is not None and self.loglinear_ranking.entropy is not None:
             parts.append(f"normalized entropy (Eq. 6): {self.loglinear_ranking.entropy:.3f}")
         parts.append(f"ranked by {html.escape(self._method_note(ranking))}")
+        if self.state.model is None:
+            parts.append("the log-linear model, Auto and the ensemble come after training "
+                         "(Ctrl+T)")
         partial = partial_text(self.state.model) if self.state.model is not None else ""
         if partial:
             parts.append(f'<span style="color:#d9480f">a <b>partial</b> model '
@@ -426,7 +515,6 @@ class QueryPanel(QWidget):
                 ranking.scores[:len(people)].tolist(), False)
 
     def _show_ranking(self, ranking) -> None:
-        model = self.state.model
         depth = self.depth_spin.value()
         rows = []
         header, tip, values, bars = self.shown_values(ranking)
@@ -434,17 +522,20 @@ class QueryPanel(QWidget):
         head.setText(header)
         head.setToolTip(tip)
         shown = ranking.people[:depth]
-        top = max(values, default=1.0)  # bars: share of the largest
-        for rank, (person, value) in enumerate(zip(shown, values, strict=True), start=1):
+        if bars:  # a share of the largest
+            top = max(values, default=1.0)
+            shares = [v / top if top > 0 else 0.0 for v in values]
+        else:  # a method's own score, as a share of the best (score_bars)
+            shares = score_bars(np.asarray(values, dtype=np.float64)).tolist()
+        for rank, (person, value, share) in enumerate(zip(shown, values, shares, strict=True),
+                                                      start=1):
             bar = item("")
-            if bars:
-                bar.setData(Qt.ItemDataRole.UserRole, value / top if top > 0 else 0.0)
-                bar.setToolTip(f"{header} = {value:.4g}")
-            name = model.person_names[person]
+            bar.setData(Qt.ItemDataRole.UserRole, float(share))
+            bar.setToolTip(f"{header} = {value:.4g}")
+            pid, name = self._person(ranking, person)
             text = f"{value:.4f}" if bars else f"{value:.4g}"
-            rows.append([rank, item(model.person_ids[person], tooltip=model.person_ids[person]),
-                         item(name, tooltip=name), item(text, align_right=True, tooltip=tip),
-                         bar])
+            rows.append([rank, item(pid, tooltip=pid), item(name, tooltip=name),
+                         item(text, align_right=True, tooltip=tip), bar])
         self._clear_results()
         fill_table(self.results, rows)
         self.results_fitter.fit()
@@ -454,43 +545,60 @@ class QueryPanel(QWidget):
                                       if len(rows) < len(ranking) else
                                       f"Ranked people: all {len(rows):,}{among}")
         if rows:
+            self.results.blockSignals(True)  # explained once, below, not also by the signal
             self.results.selectRow(0)
+            self.results.blockSignals(False)
             self._explain(0)
+
+    def _person(self, ranking, person: int) -> tuple[str, str]:
+        """A ranked person's id and name (the model's, or the collection's before any)."""
+        pid = ranking.person_ids[person]
+        if self.state.model is not None:
+            return pid, self.state.model.person_names[person]
+        collection = self.state.collection
+        index = collection.person_index.get(pid) if collection is not None else None
+        return pid, collection.person_names[index] if index is not None else pid
 
     # -- explanation ------------------------------------------------------------------------------
     def _explain(self, row: int) -> None:
         if self.ranking is None or row < 0 or row >= len(self.ranking):
             return
         person = int(self.ranking.people[row])
-        explanation = self.ranker.explain(self.ranking, person)
-        model = self.state.model
-        how = (": the product of P(c|w) over the query words (Eq. 2) decides the order."
-               if self.ranked_by == "loglinear" else
-               f" by {html.escape(label(self.ranked_by))}; "
-               "below, the log-linear model's evidence.")
-        self.why_label.setText(
-            f"<b>{html.escape(model.person_names[person])}</b> "
-            f"({html.escape(model.person_ids[person])}) is ranked {explanation.rank}{how}")
+        pid, name = self._person(self.ranking, person)
+        who = f"<b>{html.escape(name)}</b> ({html.escape(pid)}) is ranked {row + 1}"
         rows = []
-        largest = max((np.exp(lp) for _, lp in explanation.word_log_probs), default=1.0)
-        for word, log_p in explanation.word_log_probs:
-            bar = item("")
-            bar.setData(Qt.ItemDataRole.UserRole, float(np.exp(log_p) / largest))
-            rows.append([word, item(f"{log_p:.3f}", align_right=True),
-                         item(f"{np.exp(log_p):.4f}", align_right=True), bar])
+        if self.ranker is None:  # no model: only the documents say why
+            self.why_label.setText(f"{who} by {html.escape(label(self.ranked_by))}; below, "
+                                   "their documents that hold the query's words.")
+        else:
+            explanation = self.ranker.explain(self.ranking, person)
+            how = (": the product of P(c|w) over the query words (Eq. 2) decides the order."
+                   if self.ranked_by == "loglinear" else
+                   f" by {html.escape(label(self.ranked_by))}; "
+                   "below, the log-linear model's evidence.")
+            self.why_label.setText(f"{who}{how}")
+            largest = max((np.exp(lp) for _, lp in explanation.word_log_probs), default=1.0)
+            for word, log_p in explanation.word_log_probs:
+                bar = item("")
+                bar.setData(Qt.ItemDataRole.UserRole, float(np.exp(log_p) / largest))
+                rows.append([word, item(f"{log_p:.3f}", align_right=True),
+                             item(f"{np.exp(log_p):.4f}", align_right=True), bar])
         fill_table(self.words_table, rows)
         self.words_fitter.fit()
         collection = self.state.collection
         found = () if collection is None else all_supporting_documents(
-            collection, model.person_ids[person], self.ranking.known_words)
+            collection, pid, self.ranking.known_words)
         self._documents = list(found[:SHOWN_DOCUMENTS])
         # Titles stay short: a group box is at least as wide as its title.
         self.docs_box.setTitle(f"Supporting documents: {len(self._documents):,} of {len(found):,}"
                                if len(found) > len(self._documents) else
                                f"Supporting documents: {len(found):,}")
         self.doc_view.clear()
-        fill_table(self.docs_table, [[d.doc_id, d.matches, ", ".join(d.words)]
-                                     for d in self._documents])
+        fill_table(self.docs_table, [
+            [item(collection.title(d.index, 80), tooltip=d.doc_id),
+             collection.date_text(d.index), d.matches,
+             item(", ".join(d.words), tooltip=", ".join(d.words))] for d in self._documents])
+        self.docs_fitter.fit()
         if not self._documents:
             self.doc_view.setPlaceholderText(
                 "No document of this person holds a query word: the model ranks them by "
@@ -510,7 +618,9 @@ class QueryPanel(QWidget):
             pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in doc.words) + r")\b",
                                  re.IGNORECASE)
             text = pattern.sub(r'<b style="background:#ffe066">\1</b>', text)
-        self.doc_view.setHtml(f"<p><b>{html.escape(doc.doc_id)}</b></p>"
+        date = collection.date_text(doc.index)
+        self.doc_view.setHtml(f"<p><b>{html.escape(doc.doc_id)}</b>"
+                              f"{' · ' + date if date else ''}</p>"
                               f"<p style='white-space:pre-wrap'>{text}</p>")
 
     # -- export -----------------------------------------------------------------------------------
@@ -530,7 +640,9 @@ class QueryPanel(QWidget):
                           p_expert=self.ranking.p_expert is not None)
             else:
                 s = self.state
-                write_ranking_csv(path, self.ranking, s.model.person_names, {
+                names = [self._person(self.ranking, p)[1]
+                         for p in range(len(self.ranking.person_ids))]
+                write_ranking_csv(path, self.ranking, names, {
                     "method": label(self.ranked_by), "query": self.ranking.query,
                     "model": str(s.model_path or ""), "collection": str(s.collection_path or ""),
                     "exported": datetime.now().astimezone().isoformat(timespec="seconds")},

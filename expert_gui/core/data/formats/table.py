@@ -60,7 +60,7 @@ def looks_like(path: Path) -> bool:
     table file whose header fits."""
     if not path.is_dir():
         return is_table_file(path) or export_kind(path) == "table"
-    table = _table_file(path)
+    table = table_file(path)
     if table is None:
         return False
     try:
@@ -69,7 +69,8 @@ def looks_like(path: Path) -> bool:
         return False
 
 
-def _table_file(path: Path) -> Path | None:
+def table_file(path: Path) -> Path | None:
+    """The table file a path opens as: itself, or the only table file of a folder."""
     if not path.is_dir():
         return path
     # walk_files yields the folder's own files first: stop there, not after walking the tree
@@ -89,7 +90,7 @@ def _input(path: Path, associations: Path | None, people: Path | None) -> Path:
     if associations is not None or people is not None:
         raise CollectionError(path, None, "a table names its own people; --associations and "
                                           "--people do not apply")
-    table = _table_file(path)
+    table = table_file(path)
     if table is None:
         raise CollectionError(path, None, "expected a .csv, .tsv or .xlsx table (or a folder "
                                           "holding one)")
@@ -98,7 +99,7 @@ def _input(path: Path, associations: Path | None, people: Path | None) -> Path:
 
 def preview(path: Path, rows: int = PREVIEW_ROWS) -> TablePreview:
     """The header, the first `rows` rows and the detected columns; for the GUI's preview."""
-    records = _records(_table_file(path) or path, LoadReport(), Progress())
+    records = _records(table_file(path) or path, LoadReport(), Progress())
     try:
         _, header = next(records, (0, []))
         shown = [row for _, row in islice(records, rows)]

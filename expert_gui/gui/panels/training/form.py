@@ -7,7 +7,8 @@ import dataclasses
 import math
 import os
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -26,7 +27,9 @@ from expert_gui.core.train.settings import (
     DEVICES,
     OPTIMIZERS,
     PAPER_DEFAULTS,
+    RANGES,
     TrainSettings,
+    field_problem,
     suggested_settings,
 )
 
@@ -64,6 +67,8 @@ TOOLTIPS = {
                    "1,024. Falls back to ordinary steps by itself where it cannot be used.",
     "checkpoint_every": "Save a checkpoint every this many steps and at every epoch's end "
                         "(0: only at the end). Stopping always keeps the last one.",
+    "checkpoint_minutes": "Also save a checkpoint after this many minutes of training since the "
+                          "last one (0: never by time), so a crash loses at most that much.",
     "candidate_chunk": "Candidates per chunk of the softmax over people (bounds memory).",
     "embeddings": "Optional pretrained word vectors (word2vec/GloVe text) to start W_p from.",
     "threads": "CPU threads for training (0: torch's default, every core). The app starts "
@@ -75,15 +80,83 @@ def form_defaults() -> TrainSettings:
     return dataclasses.replace(TrainSettings(), **GUI_DEFAULTS)
 
 
+class _WheelWhenFocused:
+    """A field that the mouse wheel changes only once it has the focus: scrolling the form
+    over it scrolls the form (the wheel over Eps once set it to 0 while scrolling)."""
+
+    def init_focus(self) -> None:
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the wheel does not take the focus
+
+    def wheelEvent(self, event) -> None:
+        if self.hasFocus():
+            super().wheelEvent(event)
+        else:
+            event.ignore()  # to the scroll area
+
+
+class SpinBox(_WheelWhenFocused, QSpinBox):
+    pass
+
+
+class ComboBox(_WheelWhenFocused, QComboBox):
+    pass
+
+
+class DoubleSpinBox(_WheelWhenFocused, QDoubleSpinBox):
+    """Shows a number as it is typed ("1e-06", "0.95"), not rounded to fixed decimals; with
+    `log_step`, the arrows multiply or divide by ten (eps spans orders of magnitude)."""
+
+    DIGITS = 6  # significant digits shown
+
+    def __init__(self, log_step: bool = False):
+        super().__init__()
+        self.log_step = log_step
+        self.setDecimals(15)  # the value is kept as typed; textFromValue decides the display
+
+    def textFromValue(self, value: float) -> str:
+        return f"{value:.{self.DIGITS}g}"
+
+    def valueFromText(self, text: str) -> float:
+        try:
+            return float(text.replace(self.suffix(), "").strip())
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int):
+        body = text.strip()
+        if body == self.specialValueText():
+            return QValidator.State.Acceptable, text, pos
+        try:
+            value = float(body)
+        except ValueError:
+            return QValidator.State.Intermediate, text, pos
+        ok = self.minimum() <= value <= self.maximum()
+        return (QValidator.State.Acceptable if ok else QValidator.State.Intermediate), text, pos
+
+    def stepBy(self, steps: int) -> None:
+        if self.log_step and self.value() > 0:
+            self.setValue(self.value() * 10.0 ** steps)
+        else:
+            super().stepBy(steps)
+
+
+LOG_STEP = ("eps",)  # fields whose arrows step by factors of ten
+INT_MAX = 2**31 - 1
+FLOAT_MAX = 1e9
+
+
 class SettingsForm(QWidget):
     """A form built from `TrainSettings`' fields, so every setting the trainer has is offered
-    with its default (the paper's, section 4.4), except the few in GUI_DEFAULTS."""
+    with its default (the paper's, section 4.4), except the few in GUI_DEFAULTS. Each number
+    keeps to its range (`settings.RANGES`); a value the trainer would refuse (an open bound,
+    such as eps = 0) is marked, and `problem()` says why."""
 
     changed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.widgets: dict[str, QWidget] = {}
+        self.labels: dict[str, QLabel] = {}
         layout = QFormLayout(self)
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         defaults = form_defaults()
@@ -93,15 +166,21 @@ class SettingsForm(QWidget):
             if widget is None:
                 continue
             tip = TOOLTIPS.get(f.name, "")
+            if f.name in RANGES:
+                tip += f" Must be {RANGES[f.name].text()}."
             widget.setToolTip(tip)
             label = QLabel(f.name.replace("_", " ").capitalize())
             label.setToolTip(tip)
             layout.addRow(label, widget)
             self.widgets[f.name] = widget
+            self.labels[f.name] = label
+        self.changed.connect(self._mark_problem)
 
     def _widget_for(self, name: str, value) -> QWidget | None:
+        limits = RANGES.get(name)
         if name in CHOICES:
-            w = QComboBox()
+            w = ComboBox()
+            w.init_focus()
             w.addItems(list(CHOICES[name]))
             w.setCurrentText(str(value))
             w.currentTextChanged.connect(self.changed)
@@ -116,16 +195,21 @@ class SettingsForm(QWidget):
             w.toggled.connect(self.changed)
             return w
         if isinstance(value, int):
-            w = QSpinBox()
-            w.setRange(0, 2**31 - 1)
+            w = SpinBox()
+            w.init_focus()
+            low = limits.low if limits is not None and limits.low is not None else 0
+            high = limits.high if limits is not None and limits.high is not None else INT_MAX
+            w.setRange(int(low), int(min(high, INT_MAX)))
             w.setGroupSeparatorShown(True)
             w.setValue(value)
             w.valueChanged.connect(self.changed)
             return w
         if isinstance(value, float):
-            w = QDoubleSpinBox()
-            w.setDecimals(6)
-            w.setRange(0.0, 1e9)
+            w = DoubleSpinBox(log_step=name in LOG_STEP)
+            w.init_focus()
+            low = limits.low if limits is not None and limits.low is not None else 0.0
+            high = limits.high if limits is not None and limits.high is not None else FLOAT_MAX
+            w.setRange(low, high)  # an open bound is marked by _mark_problem, not hidden
             w.setSingleStep(10 ** math.floor(math.log10(abs(value))) if value else 0.01)
             if name in SPECIAL_ZERO:
                 w.setSpecialValueText(SPECIAL_ZERO[name])
@@ -138,7 +222,8 @@ class SettingsForm(QWidget):
             return w
         return None  # tuples and nested settings keep their defaults
 
-    def settings(self) -> TrainSettings:
+    def values(self) -> dict:
+        """Every field as the form shows it, checked or not."""
         values = {}
         defaults = form_defaults()
         for name, w in self.widgets.items():
@@ -153,7 +238,29 @@ class SettingsForm(QWidget):
                 values[name] = w.value()
             elif isinstance(w, QLineEdit):
                 values[name] = w.text() or (None if default is None else "")
-        return dataclasses.replace(defaults, **values)
+        return {**defaults.to_dict(), **values}
+
+    def settings(self) -> TrainSettings:
+        """The form's settings; ValueError (with the reason) when they cannot train."""
+        return TrainSettings(**self.values())
+
+    def problem(self) -> tuple[str, str]:
+        """(field, reason) of the first value the trainer would refuse; ('', '') when none."""
+        values = self.values()
+        for name, value in values.items():
+            reason = field_problem(name, value)
+            if reason:
+                return name, reason
+        try:
+            TrainSettings(**values)
+        except ValueError as exc:  # a rule between fields
+            return "", str(exc)
+        return "", ""
+
+    def _mark_problem(self) -> None:
+        name, _ = self.problem()
+        for field, label in self.labels.items():
+            label.setStyleSheet("color: #c92a2a; font-weight: bold;" if field == name else "")
 
     def show_settings(self, settings: TrainSettings) -> None:
         """Every field from `settings` (the form's own extras, threads, from form_defaults)."""

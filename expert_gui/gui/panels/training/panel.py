@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.errors import ModelFileError
+from expert_gui.core.evaluation.calibration import LossScale, TrainingStage
+from expert_gui.core.evaluation.quality import held_out_warning
 from expert_gui.core.paths import models_dir
 from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.store.model_folders import (
@@ -48,6 +50,12 @@ from expert_gui.gui.panels.training.form import (
     form_defaults,
 )
 from expert_gui.gui.panels.training.plot import LossPlot
+from expert_gui.gui.panels.training.saved_models import (
+    WARNING_SIGN,
+    folder_date,
+    folder_text,
+    folder_warning,
+)
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     ElidedLabel,
@@ -60,8 +68,10 @@ from expert_gui.gui.workers import TaskBusy
 
 SETTINGS_ROWS = 5  # rows of settings a small window keeps in view before the models list shrinks
 
-# Colours of the saved-models list: runs of another collection and unusable folders are grey.
+# Colours of the saved-models list: runs of another collection and unusable folders are grey,
+# a model that learned little (held-out MAP near chance or far below the baselines) red.
 OTHER_COLLECTION = QColor("#868e96")
+WEAK_MODEL = QColor("#c92a2a")
 
 
 class TrainingPanel(QWidget):
@@ -72,6 +82,9 @@ class TrainingPanel(QWidget):
         self.state = state
         self.setObjectName("training-panel")
         self._task = None
+        self._stage = None  # what the run does besides its steps (TrainingStage), until a step
+        self._stage_step = 0  # the step the run was at when that began
+        self._last_step = 0  # of the last progress event
         self._model_folder: Path | None = None
         self._trained_collection = None  # the collection the current or last run trains on
         self._run_text = ""  # "Training on X; saving to Y" while a run lasts
@@ -85,6 +98,13 @@ class TrainingPanel(QWidget):
 
         self.form = SettingsForm()
         self.form.changed.connect(self._show_form_origin)
+        self.form.changed.connect(self._update_buttons)
+        # Why the form's settings cannot train (Train is then disabled).
+        self.problem_label = QLabel()
+        self.problem_label.setObjectName("settings-problem")
+        self.problem_label.setWordWrap(True)
+        self.problem_label.setStyleSheet("color: #c92a2a;")
+        self.problem_label.setVisible(False)
         form_scroll = self.form_scroll = QScrollArea()
         form_scroll.setWidget(self.form)
         form_scroll.setWidgetResizable(True)
@@ -128,6 +148,9 @@ class TrainingPanel(QWidget):
             label.setStyleSheet("font-weight: bold;")
             for w in (head, label):
                 w.setWordWrap(True)  # a narrow window wraps them instead of widening
+            if label is self.loss_label:
+                head.setToolTip("Cross-entropy per instance in nats, as plotted (the weighted "
+                                "mean; the training loss with the L2 penalty)")
             # Two rows of pairs, so a narrow window still shows every number.
             row, col = divmod(i, 3)
             numbers.addWidget(head, 2 * row, col)
@@ -167,10 +190,13 @@ class TrainingPanel(QWidget):
         defaults_row.addWidget(self.reset_button)
         sl.addLayout(defaults_row)
         sl.addWidget(form_scroll, 1)
-        # One line (whole in its tooltip), so a small window keeps its rows for the settings.
-        self.text_label = ElidedLabel("Text: open a collection.")
+        sl.addWidget(self.problem_label)
+        # Wrapped, never cut, and scrolled with the settings (not taking their rows): how the
+        # collection's text became words.
+        self.text_label = QLabel("open a collection.")
         self.text_label.setObjectName("text-settings")
-        sl.addWidget(self.text_label)
+        self.text_label.setWordWrap(True)
+        self.form.layout().addRow("Text", self.text_label)
         ml = QVBoxLayout(self.models_box)
         self.models_note = ElidedLabel()  # one line, whole in its tooltip
         self.models_note.setObjectName("saved-models-note")
@@ -233,9 +259,9 @@ class TrainingPanel(QWidget):
 
     # -- state ------------------------------------------------------------------------------------
     def _on_collection_changed(self, collection) -> None:
-        self.text_label.setText("Text: " + (collection.settings.describe() if collection is not None
-                                            else "open a collection."))
-        self.text_label.setToolTip(self.text_label.text() + "\nHow the open collection's text "
+        self.text_label.setText(collection.settings.describe() if collection is not None
+                                else "open a collection.")
+        self.text_label.setToolTip("How the open collection's text "
                                    "became words (section 4.4); a model keeps the rule it was "
                                    "trained with.")
         if collection is not None and not self.is_training():
@@ -264,7 +290,7 @@ class TrainingPanel(QWidget):
 
     def _show_form_origin(self) -> None:
         """The caption says whose settings the form shows; Reset is offered when edited."""
-        edited = self.form.settings() != self._defaults
+        edited = self.form.values() != self._defaults.to_dict()
         if self._form_origin:
             text = self._form_origin
         elif not edited:
@@ -285,7 +311,10 @@ class TrainingPanel(QWidget):
 
     def _update_buttons(self) -> None:
         training = self.is_training()
-        self.train_button.setEnabled(self.can_train())
+        _, problem = self.form.problem()
+        self.problem_label.setText(f"Cannot train: {problem}." if problem else "")
+        self.problem_label.setVisible(bool(problem) and not training)
+        self.train_button.setEnabled(self.can_train() and not problem)
         selected = self._selected()
         self.continue_button.setEnabled(self.can_train() and selected is not None
                                         and selected.can_continue)
@@ -314,6 +343,9 @@ class TrainingPanel(QWidget):
             if partial_text(model):
                 text += f" (<b>partial</b>: {partial_text(model)})"
             text += "."
+            if model_warning(model):
+                text += (f' <span style="color:#c92a2a">{WARNING_SIGN} '
+                         f"{html.escape(model_warning(model))}</span>")
         if self._finished_text:
             text = self._finished_text + "<br>" + text
         self.status_label.setText(text)
@@ -363,6 +395,7 @@ class TrainingPanel(QWidget):
         collection = self.state.collection
         self._trained_collection = collection
         self._model_folder = folder
+        self._stage, self._last_step = None, 0
         self.plot.clear_data()
         set_placeholder(self.plot, "Preparing the training instances…")
         try:
@@ -391,12 +424,31 @@ class TrainingPanel(QWidget):
             suffix = " &nbsp;<b>Paused</b>: Resume (Ctrl+P) continues."
         elif self._task is not None and self._task.was_stopped:
             suffix = " &nbsp;Stopping after the current batch…"
+        elif self._stage is not None:
+            suffix = f"<br><b>{html.escape(self.activity())}</b>"
         self.status_label.setText(self._run_text + suffix)
+
+    def activity(self) -> str:
+        """What the run is doing, in a few words (the status bar's training label)."""
+        if not self.is_training():
+            return ""
+        if self.is_paused():
+            return "Training paused"
+        stage = self._stage
+        if stage is None:  # the steps, and what runs them once known ("GPU (CUDA graph)")
+            return f"Training on {self.training_path}…" if self.training_path else "Training…"
+        done = (f" {stage.done:,} / {stage.total:,} ({stage.done / stage.total:.0%})"
+                if stage.total else "")
+        return f"{stage.text}…{done}"
 
     def toggle_pause(self) -> None:
         if self._task is None or not self.is_training():
             return
         self._task.set_paused(not self._task.paused)
+        # No step runs while paused: a speed and an ETA would be stale (the next step's event
+        # measures them again).
+        for label in (self.speed_label, self.eta_label):
+            label.setText("paused" if self._task.paused else "–")
         self._show_run_state()
         self._update_buttons()
 
@@ -415,21 +467,46 @@ class TrainingPanel(QWidget):
             label.setText("–")
 
     def _on_progress(self, events: list) -> None:
+        stage, last = self._stage, None
         for e in events:
+            if isinstance(e, LossScale):
+                self.plot.set_scale(e.mean_weight, e.n_people)
+                continue
+            if isinstance(e, TrainingStage):
+                stage, self._stage_step = e, self._last_step
+                continue
+            if stage is not None and e.step > self._stage_step:
+                stage = None  # the steps go on
+            self._last_step, last = e.step, e
             self.plot.add(e.step, e.train_loss if e.loss_is_new else None, e.val_loss)
-        e = events[-1]
-        if e.path != self.training_path:
-            self.training_path = e.path
+        if last is not None and last.path != self.training_path:
+            self.training_path = last.path
             self.training_state_changed.emit()
+        if stage is not self._stage:
+            self._stage = stage
+            self._show_run_state()
+            self.training_state_changed.emit()
+        if last is not None:
+            self._show_numbers(last)
+
+    def _show_numbers(self, e) -> None:
         self.step_label.setText(f"{e.step:,} / {e.total_steps:,} (epoch {e.epoch} of "
                                 f"{e.epochs})")
-        val = "–" if e.val_loss is None else f"{e.val_loss:.3f}"
-        self.loss_label.setText(f"{e.train_loss:.3f} / {val}")
-        self.speed_label.setText(f"{e.instances_per_s:,.0f}" if e.instances_per_s else "–")
-        self.eta_label.setText(format_duration(e.eta_s))
+        val = "–" if e.val_loss is None else f"{self.plot.scaled(e.val_loss):.3f}"
+        self.loss_label.setText(f"{self.plot.scaled(e.train_loss):.3f} / {val}")
         self.memory_label.setText(format_bytes(e.device_memory_bytes))
+        if self.is_paused():  # the step in flight when Pause was pressed: nothing to time
+            speed = eta = "paused"
+        elif e.step >= e.total_steps or self._stage is not None:  # no steps left to time
+            speed = eta = "–"
+        else:
+            speed = f"{e.instances_per_s:,.0f}" if e.instances_per_s else "–"
+            eta = format_duration(e.eta_s)
+        self.speed_label.setText(speed)
+        self.eta_label.setText(eta)
 
     def _on_finished(self) -> None:
+        self._stage = None
         self._clear_numbers(keep_progress=True)
         collection = self.state.collection
         if collection is not None and collection is not self._trained_collection:
@@ -442,12 +519,16 @@ class TrainingPanel(QWidget):
         stopped = partial_text(model)
         done = (f"Stopped: the model so far (<b>partial</b>, {stopped}) is saved in "
                 if stopped else "Trained; saved in ") + html.escape(str(folder))
+        warning = model_warning(model)
+        if warning:
+            done += f'. <span style="color:#c92a2a">{WARNING_SIGN} {html.escape(warning)}</span>'
         if self.state.fits(model):
             self.state.set_model(model, folder)
             # what the held-out documents decided for auto, as `expert-gui train` says it
             auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
-            self.state.message.emit("Training stopped, partial model kept" if stopped
-                                    else f"Training done{auto}")
+            self.state.message.emit(
+                f"Trained, but {warning}" if warning else
+                "Training stopped, partial model kept" if stopped else f"Training done{auto}")
         else:  # another collection was opened meanwhile: the model waits in the list
             done += (f". Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
                      ", not to the collection now open")
@@ -470,14 +551,16 @@ class TrainingPanel(QWidget):
         others = [f for f in folders if f not in mine]
         self.models_list.clear()
         for info in mine + others:
-            text = f"{info.name}\n{info.status_text()}"
+            text = folder_text(info)
             if collection is not None and info not in mine:
-                text += f" (trained on {_source_name(info)})"
+                text += f"\n(trained on {_source_name(info)})"
             it = QListWidgetItem(text)
             it.setData(Qt.ItemDataRole.UserRole, str(info.path))
             it.setToolTip(f"{info.path}\n{info.status_text()}")
             if info not in mine or info.kind == DAMAGED:
                 it.setForeground(OTHER_COLLECTION)
+            elif folder_warning(info):
+                it.setForeground(WEAK_MODEL)
             self.models_list.addItem(it)
             if selected is not None and info.path == selected.path:
                 self.models_list.setCurrentItem(it)
@@ -577,6 +660,16 @@ class TrainingPanel(QWidget):
             QMessageBox.StandardButton.Yes)
         return answer == QMessageBox.StandardButton.Yes
 
+    def confirm_startup_continue(self, info: ModelFolder) -> bool:
+        answer = QMessageBox.question(
+            self, "Interrupted training",
+            f"Continue the training interrupted at {info.progress_text()}?\n\n{info.name} "
+            f"({folder_date(info)}) stopped before it could save a model; its last "
+            "checkpoint is kept. No: it stays in the saved-models list (Training panel).",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.Yes)
+        return answer == QMessageBox.StandardButton.Yes
+
     def confirm_open_collection(self, folder: Path, model, source: Path) -> bool:
         collection = self.state.collection
         answer = QMessageBox.question(
@@ -587,6 +680,12 @@ class TrainingPanel(QWidget):
             QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Open)
         return answer == QMessageBox.StandardButton.Open
+
+
+def model_warning(model) -> str:
+    """Why a model is weak ('' when it is not): its held-out MAP against chance and the
+    baselines (core/evaluation/quality.py)."""
+    return held_out_warning((model.calibration or {}).get("measures"))
 
 
 def _source_name(info: ModelFolder) -> str:

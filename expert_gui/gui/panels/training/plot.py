@@ -1,5 +1,11 @@
 """The live loss plot of a training run: the raw and smoothed training loss and the validation
-loss, buffered and redrawn on a timer (at most ten times a second)."""
+loss, buffered and redrawn on a timer (at most ten times a second).
+
+Eq. 3 weighs each instance's cross-entropy by |d_max| / |d| (DPDK: 46 on average), so the loss
+the trainer reports per instance read 340 to 100 where a uniform guess over 1,473 people scores
+log |C| = 7.3. The plot divides it by the run's mean weight (`LossScale`): the weighted mean
+cross-entropy per instance in nats (plus the small L2 penalty), on the scale of log |C|, which
+is marked as the uniform guess."""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QWidget,
 )
@@ -39,12 +45,23 @@ class Smoother:
         return self.avg / (1 - self.alpha ** self.n)
 
 
+Y_LABEL = "cross-entropy per instance (nats)"
+UNSCALED_LABEL = "loss per instance (Eq. 3, weighted |d_max|/|d|)"
+
+
 class LossPlot(pg.PlotWidget):
     """Training loss (raw and smoothed) and validation loss, redrawn from a timer."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        style_plot(self, "step", "cross-entropy loss")
+        style_plot(self, "step", UNSCALED_LABEL)
+        self.mean_weight = 1.0
+        self.uniform = pg.InfiniteLine(
+            angle=0, pen=pg.mkPen("#868e96", style=Qt.PenStyle.DashLine),
+            label="", labelOpts={"position": 0.12, "color": "#495057", "anchors": [(0, 1),
+                                                                                  (0, 1)]})
+        self.uniform.setVisible(False)
+        self.addItem(self.uniform, ignoreBounds=False)
         self.legend = self.addLegend(offset=(-10, 10))
         # A long run has tens of thousands of steps: draw about one point per pixel.
         self.setDownsampling(auto=True, mode="peak")
@@ -61,6 +78,10 @@ class LossPlot(pg.PlotWidget):
         self.timer.start()
 
     def clear_data(self) -> None:
+        self.mean_weight = 1.0
+        self.setLabel("left", UNSCALED_LABEL)
+        if hasattr(self, "uniform"):
+            self.uniform.setVisible(False)
         self.steps: list[int] = []
         self.losses: list[float] = []
         self.val_steps: list[int] = []
@@ -71,9 +92,25 @@ class LossPlot(pg.PlotWidget):
         self.legend.setVisible(False)  # nothing to name yet; it would cover the message
         set_placeholder(self, "The loss appears here while a model trains.")
 
+    def set_scale(self, mean_weight: float, n_people: int) -> None:
+        """Plot losses divided by the instances' mean weight, with log |C| marked."""
+        self.mean_weight = mean_weight if mean_weight > 0 else 1.0
+        self.setLabel("left", Y_LABEL)
+        uniform = math.log(n_people) if n_people > 1 else 0.0
+        self.uniform.setVisible(n_people > 1)  # first: a hidden label does not take its text
+        self.uniform.setValue(uniform)
+        self.uniform.label.setFormat(f"uniform guess: log |C| = {uniform:.2f}")
+        self.setToolTip(f"Eq. 3's loss per instance divided by the mean instance weight "
+                        f"|d_max|/|d| ({mean_weight:.1f}): the weighted mean cross-entropy, "
+                        "plus the L2 penalty; a uniform guess over the people scores log |C|")
+
+    def scaled(self, loss: float | None) -> float | None:
+        return None if loss is None else loss / self.mean_weight
+
     def add(self, step: int, train_loss: float | None, val_loss: float | None) -> None:
         """One progress event. The epoch's closing event repeats its last step (skipped); every
         event repeats the last validation loss, so a new one is one that changed."""
+        train_loss, val_loss = self.scaled(train_loss), self.scaled(val_loss)
         if train_loss is not None and math.isfinite(train_loss) and (
                 not self.steps or self.steps[-1] != step):
             self.steps.append(step)

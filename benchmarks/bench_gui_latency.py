@@ -1,0 +1,212 @@
+"""What a user waits for in the window: from a key press (or a click) to the painted result,
+against the ranking's own time measured in the same run.
+
+Three actions, each timed from the event to the first paint of the table that shows the
+result (an event filter records the paint):
+- a typed query: Enter in the query box -> the ranked people painted;
+- a method change: another method chosen -> its ranking painted (the ranker is built in the
+  background the first time; a method chosen again reuses it);
+- a profile: a person asked for -> their words painted (the first profile of a model also
+  prepares the model, once).
+The typed query is split into where its time goes: the ranking (log-linear and the chosen
+method), the table of people, the explanation of the first person (each query word's evidence
+and the supporting documents), the other panels that follow the query (entropy, nearest terms,
+Model 2 comparison: deferred while they are behind a tab) and the paint.
+
+    python benchmarks/bench_gui_latency.py [COLLECTION] --model MODEL_DIR [--repeat 5]
+
+COLLECTION defaults to ../shared/data/dpdk-maintainers; MODEL_DIR is a model trained on it
+(`expert-gui train COLLECTION --out MODEL_DIR`). It runs on QT_QPA_PLATFORM (offscreen unless
+set; under X11, DISPLAY=:N QT_QPA_PLATFORM=xcb measures a real server's paints too). Prints
+medians in milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+QUERIES = ("vhost user", "memory allocation in the mempool", "flow rules mlx5", "packet capture",
+           "crypto device")
+METHODS = ("model2-jm", "auto", "model1-d", "auto")
+PEOPLE = ("matan-azrad", "bruce-richardson", "maxime-coquelin", "akhil-goyal")
+
+
+class PaintClock:
+    """The time of the next paint of a widget after `arm()`."""
+
+    def __init__(self, widget):
+        from PySide6.QtCore import QEvent, QObject
+
+        clock = self
+
+        class Filter(QObject):
+            def eventFilter(self, watched, event):
+                if event.type() == QEvent.Type.Paint and clock.armed and clock.painted is None:
+                    clock.painted = time.perf_counter()
+                return False
+
+        self.armed, self.painted = False, None
+        self.filter = Filter()
+        widget.installEventFilter(self.filter)
+
+    def arm(self) -> None:
+        self.armed, self.painted = True, None
+
+
+def wait(app, until, timeout: float = 120.0) -> None:
+    start = time.monotonic()
+    while not until():
+        if time.monotonic() - start > timeout:
+            raise TimeoutError("gave up waiting")
+        app.processEvents()
+        time.sleep(0.001)
+
+
+class Parts:
+    """Inclusive time spent in named methods during one action (monkeypatched wrappers)."""
+
+    def __init__(self):
+        self.times: dict[str, float] = {}
+
+    def wrap(self, obj, name: str, label: str) -> None:
+        original = getattr(obj, name)
+
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                self.times[label] = self.times.get(label, 0.0) + time.perf_counter() - start
+
+        setattr(obj, name, timed)
+
+
+def median_ms(values) -> str:
+    return f"{1000 * statistics.median(values):8.1f}" if values else "       –"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("collection", nargs="?", default=str(ROOT.parent / "shared" / "data" /
+                                                             "dpdk-maintainers"))
+    parser.add_argument("--model", required=True, help="a model trained on the collection")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds of every action (5)")
+    args = parser.parse_args()
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from expert_gui.core.data.loading import load_collection
+    from expert_gui.core.store.storage import load_model
+    from expert_gui.gui.app import create_application
+    from expert_gui.gui.main_window import MainWindow
+
+    app = create_application()
+    collection = load_collection(Path(args.collection))
+    model = load_model(Path(args.model))
+    window = MainWindow()
+    window.resize(1280, 800)
+    window.show()
+    state, qp = window.state, window.query_panel
+    state.set_collection(collection, Path(args.collection))
+    state.set_model(model, Path(args.model))
+    window.show_panel("Query")
+    wait(app, lambda: qp.method_ranker is not None and not state.runner.running("model2"))
+    wait(app, lambda: not state.runner.running("people-map"), timeout=600)
+    results = PaintClock(qp.results.viewport())
+
+    parts = Parts()
+    for name, label in (("_show_words", "query words line"), ("_explain", "explanation"),
+                        ("_show_ranking", "table of people")):
+        parts.wrap(qp, name, label)
+    filled = qp._show_ranking
+
+    def fill_then_arm(ranking):  # the paint that counts is the one after the table is filled
+        filled(ranking)
+        results.arm()
+
+    qp._show_ranking = fill_then_arm
+    parts.wrap(state, "set_ranking", "other panels")
+    ranker_times, typed, split = [], [], {}
+    for _ in range(args.repeat):
+        for query in QUERIES:
+            qp.query_edit.setText(query)
+            app.processEvents()
+            ranker = qp.method_ranker
+            start = time.perf_counter()
+            ranker.rank(query)
+            qp.ranker.rank(query)
+            ranker_times.append(time.perf_counter() - start)
+            parts.times.clear()
+            results.armed, results.painted = False, None
+            start = time.perf_counter()
+            QTest.keyClick(qp.query_edit, Qt.Key.Key_Return)
+            handled = time.perf_counter()
+            wait(app, lambda: results.painted is not None)
+            typed.append(results.painted - start)
+            timings = dict(parts.times)
+            timings["table of people"] -= timings.get("explanation", 0.0)
+            timings["ranking (log-linear and auto)"] = (
+                handled - start - sum(timings.values()))
+            timings["paint"] = results.painted - handled
+            for key, value in timings.items():
+                split.setdefault(key, []).append(value)
+
+    changed, first_change = [], []
+    built = set()
+    for _ in range(args.repeat):
+        for method in METHODS:
+            index = qp.method_combo.findData(method)
+            if qp.method_combo.currentIndex() == index:
+                continue
+            results.armed, results.painted = False, None
+            start = time.perf_counter()
+            qp.method_combo.setCurrentIndex(index)
+            wait(app, lambda m=method: qp.ranking is not None and qp.ranking.method == m
+                 and results.painted is not None)
+            (changed if method in built else first_change).append(results.painted - start)
+            built.add(method)
+
+    window.show_panel("Profile")
+    pp = window.profile_panel
+    words = PaintClock(pp.words_table.viewport())
+    profiles, first_profile = [], []
+    for round_ in range(args.repeat):
+        for person in PEOPLE:
+            if person not in model.person_ids:
+                continue
+            words.arm()
+            start = time.perf_counter()
+            state.profile_requested.emit(person)
+            wait(app, lambda p=person: pp.profile is not None and pp.profile.person_id == p
+                 and words.painted is not None)
+            (profiles if round_ or first_profile else first_profile).append(
+                words.painted - start)
+    state.runner.stop_all()
+
+    print(f"{args.collection}: {collection.n_documents:,} documents, {model.n_people:,} people; "
+          f"{args.repeat} rounds; QT_QPA_PLATFORM={os.environ['QT_QPA_PLATFORM']}")
+    print("median ms")
+    print(f"{median_ms(ranker_times)}  the ranking itself: auto and log-linear, "
+          "one query (the baseline)")
+    print(f"{median_ms(typed)}  typed query: Enter -> ranked people painted "
+          f"({statistics.median(typed) / statistics.median(ranker_times):.1f} x the ranking)")
+    for key in sorted(split, key=lambda k: -statistics.median(split[k])):
+        print(f"{median_ms(split[key])}    of which {key}")
+    print(f"{median_ms(first_change)}  method change, first time (its ranker built)")
+    print(f"{median_ms(changed)}  method change, again")
+    print(f"{median_ms(first_profile)}  profile, the model's first (prepares the model)")
+    print(f"{median_ms(profiles)}  profile, next ones")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""One Open for every collection: a file (a table, BibTeX, RIS, TREC, or any file of a collection
+folder) or a folder (documents and associations, a git repository, text files, a folder holding
+one table), from the same dialog and the same shortcut (Ctrl+O).
+
+A file dialog picks either files or folders, not both: this one picks files, and its "Open
+folder" button takes the folder that is selected, or else the one shown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QPushButton, QWidget
+
+OPEN_FOLDER = "Open folder"
+
+
+class CollectionDialog(QFileDialog):
+    """Files or folders; `chosen()` is the path once accepted."""
+
+    def __init__(self, parent: QWidget | None, filters, start: str = ""):
+        super().__init__(parent, "Open a collection: a file or a folder", start)
+        self.setObjectName("collection-dialog")
+        # Qt's own dialog: a platform's native one cannot take an extra button.
+        self.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        self.setFileMode(QFileDialog.FileMode.ExistingFile)
+        self.setNameFilters(list(filters))
+        self._chosen: Path | None = None
+        self.folder_button = QPushButton(OPEN_FOLDER)
+        self.folder_button.setObjectName("open-folder")
+        self.folder_button.setToolTip("Open the selected folder (or, with none selected, the "
+                                      "folder shown) as a collection")
+        self.folder_button.clicked.connect(self.accept_folder)
+        box = self.findChild(QDialogButtonBox)
+        if box is not None:
+            box.addButton(self.folder_button, QDialogButtonBox.ButtonRole.ActionRole)
+
+    def accept_folder(self) -> None:
+        selected = [Path(p) for p in self.selectedFiles() if Path(p).is_dir()]
+        self._chosen = selected[0] if selected else Path(self.directory().absolutePath())
+        self.done(QFileDialog.DialogCode.Accepted)
+
+    def accept(self) -> None:
+        files = [Path(p) for p in self.selectedFiles()]
+        if files and files[0].is_file():
+            self._chosen = files[0]
+        super().accept()
+
+    def chosen(self) -> Path | None:
+        return self._chosen
+
+
+def choose_collection_path(parent: QWidget | None, filters, start: str = "") -> Path | None:
+    """Ask for a collection file or folder; None when cancelled."""
+    dialog = CollectionDialog(parent, filters, start)
+    if dialog.exec() != QFileDialog.DialogCode.Accepted:
+        return None
+    return dialog.chosen()

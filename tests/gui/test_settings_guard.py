@@ -1,0 +1,76 @@
+"""The training form guards its settings: the mouse wheel changes a field only once it has the
+focus, every number keeps to the range TrainSettings allows, and a value the trainer would
+refuse is named, with the reason, and cannot be trained."""
+
+import pytest
+from gui_helpers import open_collection
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QDoubleSpinBox, QSpinBox
+
+from expert_gui.core.train.settings import RANGES
+
+pytestmark = pytest.mark.gui
+
+
+def wheel(widget, steps: int = -3) -> None:
+    """Scroll the mouse wheel over the middle of `widget`."""
+    centre = QPointF(widget.width() / 2, widget.height() / 2)
+    for _ in range(abs(steps)):
+        event = QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(0, 0),
+                            QPoint(0, 120 if steps > 0 else -120), Qt.MouseButton.NoButton,
+                            Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_does_not_change_a_field_without_the_focus(qtbot, window):
+    window.show_panel("Training")
+    form = window.training_panel.form
+    eps, epochs, optimizer = (form.widgets[n] for n in ("eps", "epochs", "optimizer"))
+    window.training_panel.train_button.setFocus()
+    for widget in (eps, epochs, optimizer):
+        wheel(widget)
+    assert form.settings().eps == 1e-6 and form.settings().epochs == 5
+    assert form.settings().optimizer == "adadelta"
+    assert eps.focusPolicy() == Qt.FocusPolicy.StrongFocus  # the wheel does not focus it
+    eps.setFocus()
+    qtbot.waitUntil(eps.hasFocus, timeout=5000)
+    wheel(eps, 1)
+    assert form.settings().eps == pytest.approx(1e-5)  # focused: arrows step by tens
+
+
+def test_the_fields_keep_to_the_settings_ranges(window):
+    form = window.training_panel.form
+    for name, r in RANGES.items():
+        w = form.widgets[name]
+        assert isinstance(w, QSpinBox | QDoubleSpinBox)
+        assert w.minimum() == (r.low if r.low is not None else 0)
+        if r.high is not None:
+            assert w.maximum() == r.high
+        assert f"Must be {r.text()}" in w.toolTip()
+
+
+def test_a_value_the_trainer_refuses_is_named_and_cannot_train(qtbot, window):
+    open_collection(qtbot, window)
+    panel = window.training_panel
+    assert panel.train_button.isEnabled() and not panel.problem_label.isVisible()
+    panel.form.set_value("eps", 0.0)
+    assert panel.form.widgets["eps"].text() == "0"
+    assert not panel.train_button.isEnabled()
+    assert panel.problem_label.isVisible()
+    assert "eps must be in (0, 1)" in panel.problem_label.text()
+    assert "never moves" in panel.problem_label.text()
+    assert "c92a2a" in panel.form.labels["eps"].styleSheet()  # the field is marked
+    assert "Settings: edited" in panel.defaults_label.text()
+    panel.form.set_value("eps", 1e-7)
+    assert panel.form.widgets["eps"].text() == "1e-07"
+    assert panel.train_button.isEnabled() and not panel.problem_label.isVisible()
+    assert panel.form.labels["eps"].styleSheet() == ""
+
+
+def test_the_text_settings_line_is_wrapped_not_cut(qtbot, window):
+    open_collection(qtbot, window)
+    window.show_panel("Training")
+    label = window.training_panel.text_label
+    assert label.wordWrap()
+    assert "vocabulary" in label.text()
