@@ -66,7 +66,23 @@ def create_application():
     app.setDesktopFileName(Path(DESKTOP_FILE).stem)
     app.setWindowIcon(application_icon())
     pg.setConfigOptions(antialias=True, background="w", foreground="#333333")
+    collect_garbage_on_the_gui_thread()
     return app
+
+
+_collector = None  # the one GarbageCollector of the process
+
+
+def collect_garbage_on_the_gui_thread() -> None:
+    """Python collects reference cycles in whichever thread allocates past a threshold: in a
+    worker it deleted Qt objects of the GUI thread (a training run's first import of
+    torch._dynamo, collecting windows closed before, crashed or hung the app). pyqtgraph's
+    GarbageCollector turns the automatic collection off and collects on a GUI-thread timer."""
+    global _collector
+    if _collector is None:
+        from pyqtgraph.util.garbage_collector import GarbageCollector
+
+        _collector = GarbageCollector(interval=1.0)
 
 
 def application_icon():

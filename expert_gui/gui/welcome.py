@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
@@ -23,12 +23,12 @@ from PySide6.QtWidgets import (
 from expert_gui.assets import formats_guide_path
 
 WELCOME = (
-    "<b>Welcome.</b> To try the app, train on the demo collection (open on first start; "
-    "File &gt; Open demo collection) with Ctrl+T, then ask it about <i>photovoltaics</i>, say. "
-    "For your own organisation, three steps:<br>"
-    "<b>1.</b> <b>Open your collection</b> (Ctrl+O): documents and their authors "
-    "(<a href='guide'>the formats</a>) &nbsp; <b>2.</b> <b>Train</b> a model on it (Ctrl+T) "
+    "<b>Welcome.</b> To try it, train on the demo collection (File &gt; Open demo "
+    "collection) with Ctrl+T, then ask about <i>photovoltaics</i>. For your own organisation: <b>1.</b> <b>Open your collection</b> "
+    "(Ctrl+O; <a href='guide'>the formats</a>) &nbsp; <b>2.</b> <b>Train</b> (Ctrl+T) "
     "&nbsp; <b>3.</b> <b>Ask</b> who knows most about a topic (Ctrl+L).")
+
+MAX_LINES = 6  # of the welcome's text on a narrow window; the rest is cut
 
 
 class WelcomeBanner(QFrame):
@@ -47,7 +47,7 @@ class WelcomeBanner(QFrame):
         self.text = QLabel(WELCOME)
         # Wrapped to the window's width, never cut (at 1024 px one line ran off the edge); a
         # toolbar sizes a widget by its size hint, not by its height for a width, so
-        # eventFilter gives the label the height its width needs.
+        # resizeEvent gives the banner the height its width needs.
         self.text.setWordWrap(True)
         self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -58,26 +58,38 @@ class WelcomeBanner(QFrame):
         close.setToolTip("Hide this for good (Help > Getting started shows it again)")
         close.clicked.connect(self.dismissed)
         layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 8, 4)  # every pixel counts on an 800 x 500 screen
         layout.addWidget(self.text, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        self.text.installEventFilter(self)
+        # Until its first resize, two lines: a wrapped label's own minimum is its height at a
+        # few pixels' width, and it had made the window taller than a small screen.
+        self._set_text_height(2 * self.text.fontMetrics().lineSpacing())
 
-    def eventFilter(self, watched, event) -> bool:
-        """The text, laid out at a new width, takes the height that width needs, and the banner
-        (with the toolbar that holds it) that height, shorter as well as taller: a toolbar sizes
-        a widget by its size hint, and neither shrinks by itself."""
-        if watched is self.text and event.type() == QEvent.Type.Resize:
-            needed = self._text_height(self.text.width())
-            if needed != self.text.maximumHeight():
-                self.text.setFixedHeight(needed)  # not the label's guess of a wrapped height
-                margins = self.layout().contentsMargins()
-                self.setFixedHeight(max(needed, self.dismiss.sizeHint().height())
-                                    + margins.top() + margins.bottom())
-        return False
+    def resizeEvent(self, event) -> None:
+        """A toolbar sizes a widget by its size hint, never by its height for a width, and
+        shrinks it by itself neither: so once a resize is done (changing a size inside its own
+        resize event recursed under X11), the banner takes the height its text needs at its new
+        width, shorter as well as taller, up to MAX_LINES lines on a very narrow window."""
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self, self._fit_height)
+
+    def _fit_height(self) -> None:
+        layout = self.layout()
+        m = layout.contentsMargins()
+        width = (self.width() - m.left() - m.right() - layout.spacing()
+                 - self.dismiss.sizeHint().width())
+        self._set_text_height(min(self._text_height(width),
+                                  MAX_LINES * self.text.fontMetrics().lineSpacing()))
+
+    def _set_text_height(self, needed: int) -> None:
+        m = self.layout().contentsMargins()
+        height = max(needed, self.dismiss.sizeHint().height()) + m.top() + m.bottom()
+        if needed != self.text.maximumHeight() or height != self.maximumHeight():
+            self.text.setFixedHeight(needed)
+            self.setFixedHeight(height)
 
     def _text_height(self, width: int) -> int:
-        """The height of the text laid out at `width` (the label's own answer is bounded by
-        the fixed height it was last given)."""
+        """The height of the text laid out at `width` (a wrapped label guesses its own)."""
         document = QTextDocument()
         document.setDocumentMargin(0)
         document.setDefaultFont(self.text.font())

@@ -36,3 +36,11 @@ def window(qtbot):
     win.show()
     yield win
     win.state.runner.stop_all()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _application(qapp):
+    """The app as expert-gui sets it up (its garbage collected on the GUI thread only)."""
+    from expert_gui.gui.app import create_application
+
+    return create_application()

@@ -226,6 +226,7 @@ def test_empty_plots_say_why_instead_of_drawing_axes_from_minus_0_4(qtbot, windo
     assert placeholder_text(window.training_panel.plot) is not None
     assert placeholder_text(window.comparison_panel.diff_plot) is not None
     _loaded(qtbot, window)
+    window.show_panel("Entropy")  # behind its tab it would draw when next shown
     window.query_panel.set_query("disk cache")
     assert placeholder_text(plot) is None
     window.query_panel.set_query("zebra")
