@@ -24,7 +24,9 @@ from functools import lru_cache
 import numpy as np
 
 CHANCE = "chance"  # the calibration's measures of a random ranking
-NEAR_CHANCE = 2.0  # a held-out MAP below this many times chance's is "near chance"
+# A held-out MAP is "near chance" below this many times chance's, or, where chance is high (a
+# few people: chance 0.41 among 6), below this share of the way from chance to a perfect 1.
+NEAR_CHANCE, NEAR_CHANCE_SHARE = 2.0, 0.1
 FAR_BELOW = 0.5  # ... below this share of the best baseline's is "far below" it
 BASELINES = ("model2-jm", "model1-d")  # the members of `auto` besides the log-linear model
 
@@ -68,7 +70,8 @@ def held_out_warning(measures: Mapping[str, Mapping[str, float]] | None) -> str:
 
     mean_ap = measures["loglinear"]["AP"]
     chance = measures.get(CHANCE, {}).get("AP")
-    if chance is not None and mean_ap <= NEAR_CHANCE * chance:
+    if chance is not None and mean_ap <= min(NEAR_CHANCE * chance,
+                                             chance + NEAR_CHANCE_SHARE * (1 - chance)):
         where = "below" if mean_ap < chance else "near"
         return (f"held-out MAP {mean_ap:.3f} is {where} chance ({chance:.3f}, a random "
                 "ranking's): the model learned little; check the training settings")
