@@ -10,14 +10,14 @@ from dataclasses import replace
 import numpy as np
 
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers.ranking import Ranker, Ranking
+from expert_gui.core.rankers.ranking import Ranker, Ranking, WrappedRanker
 
 
-class Restricted:
+class Restricted(WrappedRanker):
     """A ranker whose rankings hold only `people` (ids); anything else is the wrapped ranker's."""
 
     def __init__(self, ranker: Ranker, people: Collection[str]):
-        self.ranker = ranker
+        super().__init__(ranker)
         index = {p: i for i, p in enumerate(ranker.person_ids)}
         unknown = [p for p in people if p not in index]
         if unknown:
@@ -25,11 +25,6 @@ class Restricted:
         self.candidates = np.array(sorted(index[p] for p in people), dtype=np.int64)
         self._keep = np.zeros(len(ranker.person_ids), dtype=bool)
         self._keep[self.candidates] = True
-
-    def __getattr__(self, name):
-        if name == "ranker":  # not set yet: no recursion
-            raise AttributeError(name)
-        return getattr(self.ranker, name)
 
     def rank(self, query: str, depth: int | None = None) -> Ranking:
         full = self.ranker.rank(query)

@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from expert_gui.core.rankers.fusion import zscores
-from expert_gui.core.rankers.ranking import Ranker, Ranking
+from expert_gui.core.rankers.ranking import Ranker, Ranking, WrappedRanker
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
@@ -33,19 +33,14 @@ def expert_probabilities(scores: np.ndarray, slope: float, intercept: float) -> 
     return sigmoid(slope * zscores(scores) + intercept)
 
 
-class ExpertProbability:
+class ExpertProbability(WrappedRanker):
     """A ranker whose rankings carry `p_expert`: it ranks every candidate (the z-score needs
     them all), then keeps `depth`. Anything else is the wrapped ranker's."""
 
     def __init__(self, ranker: Ranker, fit: dict):
-        self.ranker = ranker
+        super().__init__(ranker)
         self.slope, self.intercept = float(fit["slope"]), float(fit["intercept"])
         self.fit = dict(fit)
-
-    def __getattr__(self, name):
-        if name == "ranker":  # not set yet: no recursion
-            raise AttributeError(name)
-        return getattr(self.ranker, name)
 
     def rank(self, query: str, depth: int | None = None) -> Ranking:
         full = self.ranker.rank(query)

@@ -85,6 +85,19 @@ class Ranker(Protocol):
     def rank(self, query: str, depth: int | None = None) -> Ranking: ...
 
 
+class WrappedRanker:
+    """A ranker that changes another's rankings (`Restricted`, `ExpertProbability`) and is that
+    ranker in everything else: its name, people, explanations."""
+
+    def __init__(self, ranker: Ranker):
+        self.ranker = ranker
+
+    def __getattr__(self, name):
+        if name == "ranker":  # not set yet: no recursion
+            raise AttributeError(name)
+        return getattr(self.ranker, name)
+
+
 def order_by_score(scores: np.ndarray, depth: int | None = None) -> np.ndarray:
     """Indices by descending score, ties by ascending index (stable, so rankings are reproducible)."""
     neg = -np.asarray(scores, dtype=np.float64)
