@@ -4,6 +4,9 @@ Documents are kept as token ids in one flat array with offsets (`tokens[doc_offs
 doc_offsets[i+1]]`), in the smallest unsigned type the vocabulary allows; their raw text lives in a
 byte store beside it, so a large collection is never held as Python strings. `CollectionBuilder`
 streams records in from any format reader and reports every problem with its file and line.
+
+Over 600 lines, on purpose: `Collection` and `CollectionBuilder` share the flat-array layout and
+its invariants; reports, dates and the cache are apart (report.py, dates.py, cache.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,11 @@ under its name (P(expert), comparable across queries, where the model holds a fi
 method; else P(c|q) for the log-linear model, or the method's score), which query words the
 model does not know, why a person ranks where they do (each word's P(c|w), Eq. 1, and their
 supporting documents), only among a list of people if given, and export the ranking as CSV or a
-TREC run, labelled with the method, query, model, collection and date."""
+TREC run, labelled with the method, query, model, collection and date.
+
+Near 700 lines, on purpose: the ranking, its table, the explanation and the export all follow one
+query and one chosen ranker (built in the background, a baseline standing in before any
+model); splitting them would pass that state between modules."""
 
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
 """Training panel: the settings form (the paper's defaults, or the collection's suggestions),
 Train / Pause / Stop, the live loss plot, speed, ETA and memory, and the saved models: finished,
-partial (stopped) and interrupted runs, to reopen or continue without retraining."""
+partial (stopped) and interrupted runs, to reopen or continue without retraining.
+
+Near 700 lines, on purpose: one class whose parts (buttons, numbers, saved-models list, start-up
+offer) all follow one run's state (idle, training, paused, stopping, continued); what stands
+alone is apart: the form (form.py), the loss plot (plot.py), each saved model's line
+(saved_models.py)."""
 
 
 from __future__ import annotations
