@@ -56,9 +56,9 @@ def test_the_warning_says_near_chance_or_far_below_the_baselines():
     assert "0.030 is below chance (0.040" in held_out_warning(measures(0.03, chance=0.04))
     far = held_out_warning(measures(0.2, 0.45, 0.6))
     assert "0.200 is far below Model 1 (d)'s 0.600" in far
-    # chance is high among a few people: twice it is out of reach, a tenth of the way up is not
+    # chance is high among a few people: twice it is out of reach, 0.4 of the way up is not
     assert held_out_warning(measures(0.708, 0.5, 0.55, chance=0.408)) == ""
-    assert "near chance" in held_out_warning(measures(0.45, 0.5, 0.55, chance=0.408))
+    assert "near chance" in held_out_warning(measures(0.6, 0.5, 0.55, chance=0.408))
     assert held_out_warning(None) == "" and held_out_warning({}) == ""
     old = measures(0.064)
     del old["chance"]  # a model calibrated before chance was recorded: the baselines still tell
