@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from expert_gui.cli import COMMANDS
-from expert_gui.cli.rank import add_ranker_options, open_ranker, score_name
+from expert_gui.cli.rank import P_EXPERT_MISSING, add_ranker_options, open_ranker, score_name
 
 
 def register(sub):
@@ -84,10 +84,6 @@ def run(args) -> int:
     if not p_expert:
         print("(no P(expert): " + P_EXPERT_MISSING + ")")
     return 0
-
-
-P_EXPERT_MISSING = ("the model was trained without held-out documents, before P(expert) "
-                    "existed, or the method's options differ from those it was fitted with")
 
 
 def p_expert_json(ranking) -> dict | None:

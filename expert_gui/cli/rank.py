@@ -12,6 +12,10 @@ from expert_gui.core.errors import CollectionError, QueryError
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import AGGREGATIONS, FUSIONS, METHODS
 
+# Why a ranking has no P(expert), as `rank --p-expert` and `query` say it.
+P_EXPERT_MISSING = ("the model was trained without held-out documents, before P(expert) "
+                    "existed, or the method's options differ from those it was fitted with")
+
 
 def add_ranker_options(p) -> None:
     """Options every ranking command takes."""
@@ -144,9 +148,7 @@ def run(args) -> int:
         if ranking.no_known_words:
             no_words.append(topic.id)
     if args.p_expert and any(r.p_expert is None for r in rankings.values() if len(r)):
-        raise QueryError(f"no P(expert) for {args.method}: the model was trained without "
-                         "held-out documents, before P(expert) existed, or the method's options "
-                         "differ from those it was fitted with")
+        raise QueryError(f"no P(expert) for {args.method}: {P_EXPERT_MISSING}")
     write_run(args.run, rankings, args.tag or ranker.name, p_expert=args.p_expert)
     print(f"{len(topics)} topics ranked with {ranker.name}"
           + (f" among {len(ranker.candidates):,} candidates" if args.candidates else "")

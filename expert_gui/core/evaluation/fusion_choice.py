@@ -29,7 +29,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from expert_gui.core.evaluation.significance import randomization_test
-from expert_gui.core.rankers.fusion import ANCHORS, average_precisions, describe_auto
+from expert_gui.core.rankers.fusion import (
+    ANCHORS,
+    anchor_weights,
+    average_precisions,
+    describe_auto,
+)
 
 RULE = "anchor-gated-shrinkage/1"
 BOOTSTRAPS = 200
@@ -51,10 +56,6 @@ def grid_average_precisions(grid: np.ndarray, member_z: Sequence[np.ndarray],
         if len(rel) and z.any():
             out[:, q] = average_precisions(grid @ z, np.asarray(rel, dtype=np.int64))
     return out
-
-
-def anchor_weights(anchor: str, members: Sequence[str]) -> np.ndarray:
-    return np.array([ANCHORS[anchor].get(m, 0.0) for m in members])
 
 
 def bagged_weights(ap: np.ndarray, grid: np.ndarray, rng: np.random.Generator,

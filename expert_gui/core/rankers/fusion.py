@@ -32,6 +32,11 @@ GRID_STEPS = 20
 UNCALIBRATED = "loglinear+model2-jm"  # the anchor of a model trained without held-out documents
 
 
+def anchor_weights(anchor: str, members: Sequence[str]) -> np.ndarray:
+    """An anchor's weight for each member (0 for those it leaves out)."""
+    return np.array([ANCHORS[anchor].get(m, 0.0) for m in members])
+
+
 class FusionRanker:
     """Weighted sum of the members' per-query z-scores. `decision` says how the weights were
     chosen ("anchor", "calibrated", "uncalibrated", or "earlier rule" for models calibrated

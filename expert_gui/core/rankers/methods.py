@@ -105,12 +105,17 @@ def _fusion(model, collection, options) -> FusionRanker:
     """The members with the weights the model's calibration chose, and why; for a model trained
     without held-out documents, the anchor of an uncalibrated `auto`."""
     _require("auto", model=model, collection=collection)
-    from expert_gui.core.rankers.fusion import UNCALIBRATED, FusionRanker, auto_label
-    from expert_gui.core.store.manifest import ANCHORS, MEMBERS
+    from expert_gui.core.rankers.fusion import (
+        UNCALIBRATED,
+        FusionRanker,
+        anchor_weights,
+        auto_label,
+    )
+    from expert_gui.core.store.manifest import MEMBERS
 
     fusion = (model.calibration or {}).get("fusion")
     if fusion is None:
-        members, weights = MEMBERS, [ANCHORS[UNCALIBRATED].get(m, 0.0) for m in MEMBERS]
+        members, weights = MEMBERS, anchor_weights(UNCALIBRATED, MEMBERS)
         decision = "uncalibrated"
     else:
         members, weights = fusion["members"], fusion["weights"]

@@ -33,7 +33,7 @@ from expert_gui.core.data.formats.records import (
     normal_doi,
     normal_pmid,
 )
-from expert_gui.core.data.inputs import open_regular
+from expert_gui.core.data.formats.sniff import export_kind
 from expert_gui.core.errors import CollectionError
 
 NAME = "bibtex"
@@ -47,14 +47,7 @@ _CONCATENATION = re.compile(r"\s*#\s*")
 
 
 def looks_like(path: Path) -> bool:
-    if path.suffix.lower() == ".bib":
-        return True
-    try:
-        with open_regular(path, CollectionError) as f:
-            head = f.read(4096)
-    except (CollectionError, OSError):
-        return False
-    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"@")
+    return not path.is_dir() and export_kind(path) == NAME
 
 
 def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:

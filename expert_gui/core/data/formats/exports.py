@@ -32,9 +32,8 @@ from expert_gui.core.data.formats.sniff import export_kind
 from expert_gui.core.errors import CollectionError
 
 NAME = "exports"
-READERS: dict[str, ModuleType] = {"wos": wos, "medline": medline, "pubmed-xml": pubmed_xml,
-                                  "endnote-xml": endnote_xml, "csl-json": csljson, "ris": ris,
-                                  "bibtex": bibtex, "table": table}
+READERS: dict[str, ModuleType] = {m.NAME: m for m in (wos, medline, pubmed_xml, endnote_xml,
+                                                       csljson, ris, bibtex, table)}
 # Files looked at to recognise such a folder (a large folder of text files is not walked).
 _LOOKED_AT = 64
 

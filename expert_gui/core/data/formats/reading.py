@@ -208,6 +208,9 @@ def _bounded_lines(text: io.TextIOWrapper, path: Path | None = None,
         if not line:
             return
         number += 1
+        if len(line) <= MAX_RECORD:  # short whatever its ending: the common case, kept cheap
+            yield line
+            continue
         end = next((e for e in _ENDS if line.endswith(e)), "")
         if len(line) - len(end) <= MAX_RECORD:
             yield line

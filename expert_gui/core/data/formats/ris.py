@@ -24,7 +24,7 @@ from expert_gui.core.data.formats.reading import (
     read_lines,
 )
 from expert_gui.core.data.formats.records import Author, Record, normal_doi
-from expert_gui.core.data.inputs import open_regular
+from expert_gui.core.data.formats.sniff import export_kind
 from expert_gui.core.errors import CollectionError
 
 NAME = "ris"
@@ -35,16 +35,7 @@ _YEAR = re.compile(r"\d{4}")
 
 
 def looks_like(path: Path) -> bool:
-    if path.is_dir():
-        return False
-    if path.suffix.lower() == ".ris":
-        return True
-    try:
-        with open_regular(path, CollectionError) as f:
-            head = f.read(512).lstrip(b"\xef\xbb\xbf \t\r\n")
-    except (CollectionError, OSError):
-        return False
-    return _is_tag(head[:6].decode("latin-1"), "TY")
+    return not path.is_dir() and export_kind(path) == NAME
 
 
 def _is_tag(line: str, tag: str) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from expert_gui.core.data.formats.presets import detect_columns
 from expert_gui.core.data.formats.reading import encoding_of
-from expert_gui.core.data.inputs import open_regular
+from expert_gui.core.data.inputs import read_regular
 from expert_gui.core.errors import CollectionError
 
 HEAD_BYTES = 8192
@@ -27,8 +27,7 @@ _BIBTEX_ENTRY = re.compile(r"^\s*@\w+\s*[{(]", re.MULTILINE)
 def head_text(path: Path, size: int = HEAD_BYTES) -> str:
     """The start of a file as text ("" when it cannot be read)."""
     try:
-        with open_regular(path, CollectionError) as f:
-            head = f.read(size)
+        head = read_regular(path, CollectionError, size)
     except (CollectionError, OSError):
         return ""
     return head.decode(encoding_of(head), errors="ignore")
