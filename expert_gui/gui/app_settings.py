@@ -23,7 +23,7 @@ from expert_gui.core.data.inputs import kind_of
 from expert_gui.core.paths import config_dir, unwritable
 
 SETTINGS_FILE = "gui.ini"
-MAX_PATH = 4096  # the longest path a settings value may hold (Linux's PATH_MAX)
+MAX_PATH = 4096  # the longest path (Linux's PATH_MAX), or line of text, a setting may hold
 
 _notices: list[str] = []
 _noted: set[str] = set()  # every notice once per process
@@ -62,15 +62,21 @@ def not_a_file(path: Path) -> str:
 
 def read_path(s: QSettings, key: str) -> Path | None:
     """A remembered path, or None (unset, or malformed: ignored and noted)."""
+    value = read_text(s, key, "a path")
+    return Path(value) if value else None
+
+
+def read_text(s: QSettings, key: str, what: str = "text") -> str:
+    """A remembered line of text ("" when unset, or malformed: ignored and noted)."""
     value = s.value(key)
     if value is None or value == "":
-        return None
+        return ""
     if not isinstance(value, str):
-        return _ignore(s, key, f"expected a path, found {_kind(value)}")
+        return _ignore(s, key, f"expected {what}, found {_kind(value)}") or ""
     if len(value) > MAX_PATH or "\0" in value:
-        what = "a NUL character" if "\0" in value else f"{len(value):,} characters"
-        return _ignore(s, key, f"expected a path, found {what}")
-    return Path(value)
+        found = "a NUL character" if "\0" in value else f"{len(value):,} characters"
+        return _ignore(s, key, f"expected {what}, found {found}") or ""
+    return value
 
 
 def read_flag(s: QSettings, key: str) -> bool:

@@ -8,6 +8,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer
 
 from expert_gui.core.paths import models_dir
 from expert_gui.core.store.model_folders import INTERRUPTED, list_model_folders
+from expert_gui.gui.app_settings import read_text
 
 KEYS = ("session/query", "session/method", "session/person")
 
@@ -30,8 +31,7 @@ class Session(QObject):
 
     def start(self) -> None:
         self._startup = True
-        self._restore = {key.split("/")[1]: str(self.settings.value(key, "") or "")
-                         for key in KEYS}
+        self._restore = {key.split("/")[1]: read_text(self.settings, key) for key in KEYS}
 
     def save(self) -> None:
         if self._startup:
@@ -47,10 +47,10 @@ class Session(QObject):
     def _collection_opened(self, collection) -> None:
         if not self._startup:
             return
-        self._startup = False
         query, method = self._restore.pop("query", ""), self._restore.pop("method", "")
-        if query or method:
+        if query or method:  # restoring changes the method: saved only once it is done
             self.window.query_panel.restore(query, method)
+        self._startup = False
         # Once the panels show the collection (they react to the same signal, some after this).
         QTimer.singleShot(0, lambda: self.offer_interrupted_run(self.window.state.collection))
         if self.window.state.model is not None:

@@ -44,7 +44,14 @@ def test_a_relaunch_restores_query_method_results_and_person(qtbot):
     assert qp.results.rowCount() > 0
     qtbot.waitUntil(lambda: second.profile_panel.profile is not None, timeout=30_000)
     assert second.profile_panel.profile.person_id == person
+    second.close()
     second.state.runner.stop_all()
+
+    third = launch(qtbot)  # restoring did not save an empty query over the one it restored
+    qtbot.waitUntil(lambda: third.state.model is not None, timeout=30_000)
+    assert third.query_panel.query_edit.text() == "disk cache"
+    assert third.query_panel.method() == "model2-jm"
+    third.state.runner.stop_all()
 
 
 def test_a_method_of_the_model_waits_for_the_model(qtbot):
@@ -60,4 +67,20 @@ def test_a_method_of_the_model_waits_for_the_model(qtbot):
     win.training_panel.open_model(folder)
     qtbot.waitUntil(lambda: qp.ranking is not None and qp.ranking.method == "loglinear",
                     timeout=30_000)
+    win.state.runner.stop_all()
+
+
+def test_a_malformed_session_value_is_ignored_and_named(qtbot):
+    from PySide6.QtWidgets import QMessageBox
+
+    from expert_gui.core.paths import config_dir
+
+    (config_dir() / "gui.ini").write_text(
+        f"[last]\ncollection={GUI_COLLECTION}\n[session]\nquery=a, b\nmethod=model1-d\n",
+        encoding="utf-8")
+    win = launch(qtbot)
+    text = win.findChildren(QMessageBox, "startup-notice")[0].informativeText()
+    assert "session/query" in text and "expected text, found a list of 2" in text
+    qtbot.waitUntil(lambda: win.state.collection is not None, timeout=30_000)
+    assert win.query_panel.query_edit.text() == ""  # not "['a', 'b']"
     win.state.runner.stop_all()
