@@ -361,7 +361,6 @@ class MainWindow(QMainWindow):
         box.setModal(False)
         box.setObjectName("startup-notice")
         box.show()
-        self.startup_notice = box
 
     def show_about(self) -> None:
         device = self.device_label.text() if self.state.runner.running("device") is None \

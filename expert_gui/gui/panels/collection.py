@@ -52,7 +52,7 @@ MAX_LISTED_DOCUMENTS = 2000
 # File names looked for next to a collection folder, so topics and qrels open with it.
 TOPIC_FILES = ("topics.tsv", "topics.dev.tsv")
 QREL_FILES = ("qrels.txt", "qrels.dev.txt")
-# What "Open collection file" accepts: single-file collections, and any file of a collection
+# What the Open dialog's file filter offers: single-file collections, and any file of a collection
 # folder (which opens the folder). Detection goes by content, so "All files" stays offered.
 COLLECTION_FILE_FILTERS = (
     "Collection files (*.bib *.ris *.csv *.tsv *.xlsx *.txt *.ciw *.nbib *.medline *.xml "

@@ -238,14 +238,14 @@ class QueryPanel(QWidget):
 
     # -- model and query --------------------------------------------------------------------------
     def _model_changed(self, model) -> None:
-        self.ranker = make_ranker("loglinear", model=model) if model is not None else None
-        self.method_ranker = None
+        self.ranker = self.method_ranker = None  # nothing ranks until this model's are ready
         self.people_button.setEnabled(model is not None)  # chosen among the model's people
         if model is not None and self.state.people:  # keep the people this model knows
             known = set(model.person_ids)
             kept = [p for p in self.state.people if p in known]
             if kept != self.state.people:
                 self.state.set_people(kept)
+        self.ranker = make_ranker("loglinear", model=model) if model is not None else None
         self.export_button.setEnabled(False)
         self.ranking = self.loglinear_ranking = None
         self._clear_results()
@@ -254,21 +254,18 @@ class QueryPanel(QWidget):
             collection = self.state.collection
             self.completer.set_words([] if collection is None else collection.vocab.words[1:])
             self.words_label.setText(self._no_model_text())
-            self._build_method_ranker()
-            if self.query_edit.text().strip():
-                self.run_query()
-            return
-        self._dropped = ""
-        self.completer.set_words(model.vocab.words[1:])
-        text = (f"{model.n_people:,} people, {model.n_words:,} words known. "
-                "Press Enter to rank.")
-        if partial_text(model):
-            text += (f' <span style="color:#d9480f">A <b>partial</b> model: training was '
-                     f"{html.escape(partial_text(model))}.</span>")
-        self.words_label.setText(text)
+        else:
+            self._dropped = ""
+            self.completer.set_words(model.vocab.words[1:])
+            text = (f"{model.n_people:,} people, {model.n_words:,} words known. "
+                    "Press Enter to rank.")
+            if partial_text(model):
+                text += (f' <span style="color:#d9480f">A <b>partial</b> model: training was '
+                         f"{html.escape(partial_text(model))}.</span>")
+            self.words_label.setText(text)
         self._build_method_ranker()
-        if self.query_edit.text().strip():
-            self.run_query()
+        if self.method_ranker is None and self.query_edit.text().strip():
+            self.run_query()  # a ranker chosen before has ranked already (_method_ready)
 
     def _collection_changed(self, _collection) -> None:
         # A query typed for another collection would be run on this one when its model opens.
@@ -382,8 +379,9 @@ class QueryPanel(QWidget):
             self.run_query()
 
     def _build_method_ranker(self) -> None:
-        """Build the chosen method's ranker in a worker; until it is ready, and for Log-linear,
-        the log-linear model ranks (without a model, nothing: the query waits for it)."""
+        """Build the chosen method's ranker in a worker (once per model and collection); until
+        it is ready, and for Log-linear, the log-linear model ranks (without a model, nothing:
+        the query waits for the stand-in baseline)."""
         self.method_ranker = None
         model, collection, method = self.state.model, self.state.collection, self.method()
         if collection is None or method == "loglinear" or (model is None and
@@ -609,7 +607,9 @@ class QueryPanel(QWidget):
                 "semantic similarity alone." if self.state.collection is not None else
                 "Open the model's collection to see supporting documents.")
         else:
+            self.docs_table.blockSignals(True)  # shown once, below, not also by the signal
             self.docs_table.selectRow(0)
+            self.docs_table.blockSignals(False)
             self._show_document(0)
 
     def _show_document(self, row: int) -> None:

@@ -348,9 +348,9 @@ class TrainingPanel(QWidget):
             if partial_text(model):
                 text += f" (<b>partial</b>: {partial_text(model)})"
             text += "."
-            if model_warning(model):
+            if warning := model_warning(model):
                 text += (f' <span style="color:#c92a2a">{WARNING_SIGN} '
-                         f"{html.escape(model_warning(model))}</span>")
+                         f"{html.escape(warning)}</span>")
         if self._finished_text:
             text = self._finished_text + "<br>" + text
         self.status_label.setText(text)
