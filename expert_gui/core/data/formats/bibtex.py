@@ -30,6 +30,7 @@ from expert_gui.core.data.formats.records import (
     Author,
     Record,
     is_placeholder,
+    line_id,
     normal_doi,
     normal_pmid,
 )
@@ -127,7 +128,7 @@ def _record(entry, path: Path, bibliography: Bibliography, strings: dict[str, st
     authors = _authors(fields, path, line, entry.key, report)
     year = fields.get("year", "").strip()
     return Record(
-        file=str(path), line=line, id=entry.key.strip() or f"{path.name.split('.')[0]}:{line}",
+        file=str(path), line=line, id=entry.key.strip() or line_id(path, line),
         title=title, text=[title, decoded("abstract"), keywords], authors=authors,
         date="" if is_placeholder(year) else year, doi=normal_doi(fields.get("doi", "")),
         pmid=normal_pmid(fields.get("pmid") or fields.get("pubmed_id")
@@ -150,10 +151,8 @@ def _authors(fields: dict[str, str], path: Path, line: int, key: str, report) ->
         name = _name(written)
         if name is not None:
             authors.append(Author(name))
-    unmatched = []
-    for field in _NAMED_IDS:
-        if fields.get(field):
-            unmatched += attach_named_ids(authors, named_ids(fields[field]))
+    pairs = [p for field in _NAMED_IDS if fields.get(field) for p in named_ids(fields[field])]
+    unmatched = attach_named_ids(authors, pairs) if pairs else []  # one matcher per record
     if unmatched:
         report.add("id-unmatched", path, line, f"{key}: ids of people who are not among the "
                    "authors, not used: " + "; ".join(unmatched))

@@ -25,7 +25,7 @@ from expert_gui.core.data.formats.reading import (
     file_state,
     own_authors_file,
 )
-from expert_gui.core.data.formats.records import Author, Record, normal_doi, normal_pmid
+from expert_gui.core.data.formats.records import Author, Record, line_id, normal_doi, normal_pmid
 from expert_gui.core.data.formats.sniff import export_kind
 from expert_gui.core.data.inputs import read_regular
 from expert_gui.core.errors import CollectionError
@@ -121,7 +121,7 @@ def _record(item: dict, path: Path, line: int, bibliography: Bibliography) -> Re
 
     title = clean(get("title"))
     doc_id = get("id").strip() or get("citation-key").strip() or \
-        f"{path.name.split('.')[0]}:{line}"
+        line_id(path, line)
     return Record(
         file=str(path), line=line, id=doc_id, title=title,
         text=[title, clean(get("abstract")), clean(get("keyword"))],

@@ -20,7 +20,7 @@ from expert_gui.core.data.formats.bibliography import Bibliography, read_export
 from expert_gui.core.data.formats.names import Name, parse_name
 from expert_gui.core.data.formats.people import author_id
 from expert_gui.core.data.formats.reading import Progress, file_state, own_authors_file, read_lines
-from expert_gui.core.data.formats.records import Author, Record, normal_doi, normal_pmid
+from expert_gui.core.data.formats.records import Author, Record, line_id, normal_doi, normal_pmid
 from expert_gui.core.data.formats.sniff import export_kind
 from expert_gui.core.errors import CollectionError
 
@@ -110,7 +110,7 @@ def _add(fields: list[list[str]], path: Path, line: int, bibliography: Bibliogra
     title = clean(first.get("TI", "") or first.get("BTI", ""))
     pmid = normal_pmid(first.get("PMID", ""))
     bibliography.add(Record(
-        file=str(path), line=line, id=pmid or f"{path.name.split('.')[0]}:{line}", title=title,
+        file=str(path), line=line, id=pmid or line_id(path, line), title=title,
         text=[title, clean(first.get("AB", "")), clean(keywords)],
         authors=[a for a in authors if a.name is not None], date=loose_date(first.get("DP", "")),
         doi=doi, pmid=pmid, pages=first.get("PG", ""), volume=first.get("VI", "")))

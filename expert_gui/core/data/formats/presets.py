@@ -233,10 +233,8 @@ class RowReader:
         authors = [Author(n, (author_id("scopus", i),) if i.isdigit() else ())
                    for n, i in zip(names, ids or [""] * len(names), strict=True)
                    if n is not None]
-        unmatched = []
-        for k in self.named_ids:
-            if row[k].strip():
-                unmatched += attach_named_ids(authors, named_ids(row[k]))
+        pairs = [p for k in self.named_ids if row[k].strip() for p in named_ids(row[k])]
+        unmatched = attach_named_ids(authors, pairs) if pairs else []  # one matcher per row
         if unmatched:
             self.report.add("id-unmatched", self.path, line, "ids of people who are not among "
                             "the authors, not used: " + "; ".join(unmatched))

@@ -19,7 +19,7 @@ from expert_gui.core.data.formats.bibliography import Bibliography, read_export
 from expert_gui.core.data.formats.names import Name, name_from_parts
 from expert_gui.core.data.formats.people import author_id
 from expert_gui.core.data.formats.reading import Progress, file_state, own_authors_file
-from expert_gui.core.data.formats.records import Author, Record, normal_doi, normal_pmid
+from expert_gui.core.data.formats.records import Author, Record, line_id, normal_doi, normal_pmid
 from expert_gui.core.data.formats.sniff import export_kind
 from expert_gui.core.data.formats.xmlrecords import text_of, xml_records
 
@@ -44,7 +44,6 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 
 def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> None:
     clean = bibliography.cleaner(path)
-    stem = path.name.split(".")[0]
     for article, line, _ in xml_records(path, _ROOTS, _RECORDS, bibliography.report, progress):
         pmid = normal_pmid(article.findtext(".//PMID") or "")
         title = clean(text_of(article.find(".//ArticleTitle"))
@@ -57,7 +56,7 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
                *article.iterfind("./PubmedData/ArticleIdList/ArticleId[@IdType='doi']"),
                *article.iterfind("./PubmedBookData/ArticleIdList/ArticleId[@IdType='doi']")]
         bibliography.add(Record(
-            file=str(path), line=line, id=pmid or f"{stem}:{line}", title=title,
+            file=str(path), line=line, id=pmid or line_id(path, line), title=title,
             text=[title, clean(abstract), clean(keywords)], authors=_authors(article),
             date=_date(article.find(".//PubDate")),
             doi=next((d for d in map(normal_doi, map(text_of, ids)) if d), ""), pmid=pmid,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from expert_gui.core.data.formats.names import Name
 
@@ -90,6 +91,12 @@ def normal_doi(value: str) -> str:
     value holds none."""
     m = _DOI.search(value or "")
     return m.group().rstrip(".,;").lower() if m else ""
+
+
+def line_id(path: str | PurePath, line: int) -> str:
+    """The id of a record that names none: its file's name before the first dot, and its line
+    ("savedrecs:12"), so that it is the same in every load of that file."""
+    return f"{PurePath(path).name.split('.')[0]}:{line}"
 
 
 def normal_pmid(value: str) -> str:

@@ -23,7 +23,7 @@ from expert_gui.core.data.formats.reading import (
     own_authors_file,
     read_lines,
 )
-from expert_gui.core.data.formats.records import Author, Record, normal_doi
+from expert_gui.core.data.formats.records import Author, Record, line_id, normal_doi
 from expert_gui.core.data.formats.sniff import export_kind
 from expert_gui.core.errors import CollectionError
 
@@ -101,7 +101,7 @@ def _add_record(lines: list[str], path: Path, line: int, bibliography: Bibliogra
                if (name := parse_name(written)) is not None]
     year = next((m.group() for key in ("year", "publication_year") for v in values(key)
                  if (m := _YEAR.search(v))), "")
-    doc_id = str(entry.get("id") or "").strip() or f"{path.name.split('.')[0]}:{line}"
+    doc_id = str(entry.get("id") or "").strip() or line_id(path, line)
     bibliography.add(Record(
         file=str(path), line=line, id=doc_id, title=title, text=texts, authors=authors,
         date=year, doi=normal_doi(" ".join(values("doi"))),
