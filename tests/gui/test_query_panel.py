@@ -100,6 +100,9 @@ def test_the_column_shows_p_expert_of_the_method_that_ranked(qtbot, collection, 
     assert panel.ranked_by == "loglinear" and panel.ranking.method == "loglinear"
     assert head.text() == "Log-linear P(expert)"
     assert "ranked by Log-linear" in panel.words_label.text()
+    panel.query_edit.clear()
+    state.set_model(None, None)  # no ranking: no method's name over an empty list
+    assert panel.results.rowCount() == 0 and head.text() == "Score" and not head.toolTip()
     state.runner.stop_all()
 
 

@@ -93,6 +93,9 @@ def score_bars(scores: np.ndarray) -> np.ndarray:
     return np.clip(scores / best, 0.0, 1.0)
 
 
+VALUE_HEADER = "Score"  # the column of numbers until a ranking names its own
+
+
 class WordCompleter(QCompleter):
     """Completes the word being typed (the last one), not the whole query."""
 
@@ -170,7 +173,7 @@ class QueryPanel(QWidget):
         # P(c|q) and its bar keep their width; ids and names share the rest, shortened with
         # "…" when the panel is narrow, so every number and bar stays on screen.
         bar_width = self.fontMetrics().horizontalAdvance("0") * 14
-        self.results = make_table(["Rank", "Person", "Name", "P(expert)", ""])
+        self.results = make_table(["Rank", "Person", "Name", VALUE_HEADER, ""])
         self.results.setItemDelegateForColumn(4, BarDelegate(self.results))
         self.results_fitter = ColumnFitter(self.results, content=(0, 3), fixed={4: bar_width},
                                            elastic=(1, 2))
@@ -342,6 +345,9 @@ class QueryPanel(QWidget):
         """Nothing on the right may explain a ranking that is no longer on the left."""
         for table in (self.results, self.words_table, self.docs_table):
             table.setRowCount(0)
+        header = self.results.horizontalHeaderItem(3)  # named by the next ranking's method
+        header.setText(VALUE_HEADER)
+        header.setToolTip("")
         self._documents = []
         self.doc_view.clear()
         self.why_label.setText("Select a person to see why they rank there.")
@@ -520,9 +526,6 @@ class QueryPanel(QWidget):
         depth = self.depth_spin.value()
         rows = []
         header, tip, values, bars = self.shown_values(ranking)
-        head = self.results.horizontalHeaderItem(3)
-        head.setText(header)
-        head.setToolTip(tip)
         shown = ranking.people[:depth]
         if bars:  # a share of the largest
             top = max(values, default=1.0)
@@ -539,6 +542,9 @@ class QueryPanel(QWidget):
             rows.append([rank, item(pid, tooltip=pid), item(name, tooltip=name),
                          item(text, align_right=True, tooltip=tip), bar])
         self._clear_results()
+        head = self.results.horizontalHeaderItem(3)
+        head.setText(header)
+        head.setToolTip(tip)
         fill_table(self.results, rows)
         self.results_fitter.fit()
         among = "" if ranking.candidates is None else f" of {ranking.n_candidates:,} chosen"
