@@ -28,12 +28,24 @@ exact log-sum-exp per person, so long queries do not underflow.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cached_property
+
 import numpy as np
 from scipy.sparse import diags
 
 from expert_gui.core.data.collection import Collection
 from expert_gui.core.data.text import Tokenizer
 from expert_gui.core.errors import QueryError
+from expert_gui.core.rankers.arrays import HOST
+from expert_gui.core.rankers.batch import (
+    BatchRanker,
+    EncodedQueries,
+    Query,
+    Scores,
+    encode_queries,
+    term_block,
+)
 from expert_gui.core.rankers.common import (
     encode_query,
     no_known_words,
@@ -46,18 +58,19 @@ SMOOTHINGS = ("jm", "dirichlet")
 BETA_FROM = ("profiles", "documents")
 
 
-class _LanguageModelBase:
+class _LanguageModelBase(BatchRanker):
     """The statistics both models need: n(t,d), |d|, p(t), p(d|c) and the smoothing."""
 
     model_number = 0
 
     def __init__(self, collection: Collection, smoothing: str = "jm", lam: float = 0.5,
-                 beta: float | None = None):
+                 beta: float | None = None, arrays=HOST):
         if smoothing not in SMOOTHINGS:
             raise QueryError(f"smoothing must be one of {SMOOTHINGS}, not {smoothing!r}")
         if not 0.0 < lam <= 1.0:
             raise QueryError(f"the Jelinek-Mercer lambda must be in (0, 1], not {lam}")
         self.collection = collection
+        self.arrays = arrays
         self.smoothing = smoothing
         self.lam = lam
         self.name = f"model{self.model_number}-{'jm' if smoothing == 'jm' else 'd'}"
@@ -95,6 +108,24 @@ class _LanguageModelBase:
     def scores(self, terms: np.ndarray, n_tq: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
+    def score_batch(self, queries: Sequence[Query]) -> Scores:
+        encoded = encode_queries(queries, self.tokenizer, self.collection.vocab)
+        return Scores(self.name, self.person_ids, encoded.texts, self.batch_scores(encoded),
+                      encoded.known, encoded.unknown)
+
+    def batch_scores(self, encoded: EncodedQueries) -> np.ndarray:
+        """queries x people scores of a block (rows of queries with no known word: anything)."""
+        terms, block = term_block(encoded.matrix())
+        a = self.arrays
+        background = block @ np.log(self.p_background[terms])  # sum_t n(t,q) log p(t)
+        lengths = np.asarray(block.sum(axis=1)).ravel()
+        scores = self.batch_log_likelihoods(terms, block, a.put(lengths), a.put(background))
+        return a.host(scores).T
+
+    def batch_log_likelihoods(self, terms, block, lengths, background):
+        """people x queries: each model's score."""
+        raise NotImplementedError
+
 
 class Model1(_LanguageModelBase):
     """Profile-centric: one smoothed language model per person. A query costs O(k |C|).
@@ -106,16 +137,17 @@ class Model1(_LanguageModelBase):
     model_number = 1
 
     def __init__(self, collection: Collection, smoothing: str = "jm", lam: float = 0.5,
-                 beta: float | None = None, beta_from: str = "profiles"):
+                 beta: float | None = None, beta_from: str = "profiles", arrays=HOST):
         if beta_from not in BETA_FROM:
             raise QueryError(f"beta_from must be one of {BETA_FROM}, not {beta_from!r}")
         self.beta_from = beta_from
-        super().__init__(collection, smoothing, lam, beta)
+        super().__init__(collection, smoothing, lam, beta, arrays)
         if smoothing == "dirichlet" and beta_from == "documents":
             self.name += "-doc"
         p_term_doc = diags(1.0 / np.maximum(self.doc_lengths, 1.0)) @ self.counts  # p(t|d)
         self.profiles = (self.p_doc_given_person @ p_term_doc).tocsc()  # C x V, p(t|c)
         self.person_lambda = self.smoothing_weight(self.person_lengths)
+        self.batch_width = len(self.person_ids) + len(collection.vocab)
 
     def smoothed_lengths(self) -> np.ndarray:
         return self.person_lengths if self.beta_from == "profiles" else self.doc_lengths
@@ -125,6 +157,21 @@ class Model1(_LanguageModelBase):
         p_tc = self.profiles[:, terms].toarray()
         lam = self.person_lambda[:, None]
         return np.log((1.0 - lam) * p_tc + lam * self.p_background[terms]) @ n_tq
+
+    @cached_property
+    def _gains(self):
+        """log(1 + (1 - lambda_c) p(t|c) / (lambda_c p(t))) where p(t|c) > 0, where it runs."""
+        lam = self.person_lambda
+        return self.arrays.term_matrix(self.profiles, ((1.0 - lam) / lam, self.p_background))
+
+    @cached_property
+    def _log_person_lambda(self):
+        return self.arrays.put(np.log(self.person_lambda))
+
+    def batch_log_likelihoods(self, terms, block, lengths, background):
+        """log((1 - lambda_c) p(t|c) + lambda_c p(t)) = log lambda_c + log p(t) + the gain."""
+        return (self._log_person_lambda[:, None] * lengths[None, :] + background[None, :]
+                + self._gains.times(terms, block))
 
 
 class Model2(_LanguageModelBase):
@@ -136,14 +183,15 @@ class Model2(_LanguageModelBase):
     model_number = 2
 
     def __init__(self, collection: Collection, smoothing: str = "jm", lam: float = 0.5,
-                 beta: float | None = None):
-        super().__init__(collection, smoothing, lam, beta)
+                 beta: float | None = None, arrays=HOST):
+        super().__init__(collection, smoothing, lam, beta, arrays)
         self.postings = self.counts.tocsc()  # column t: the documents holding t and n(t, d)
         doc_lambda = self.smoothing_weight(self.doc_lengths)
         self.log_doc_lambda = np.log(doc_lambda)
         # (1 - lambda_d) / (lambda_d |d|): turns n(t,d) into the posting's ratio to the background.
         self.doc_factor = (1.0 - doc_lambda) / (doc_lambda * np.maximum(self.doc_lengths, 1.0))
         self._has_docs = np.diff(self.p_doc_given_person.indptr) > 0
+        self.batch_width = len(self.doc_lengths) + len(self.person_ids) + len(collection.vocab)
 
     def document_log_likelihoods(self, terms: np.ndarray, n_tq: np.ndarray) -> np.ndarray:
         """log p(q|theta_d) for every document."""
@@ -174,6 +222,53 @@ class Model2(_LanguageModelBase):
         rest = np.flatnonzero(~fine & self._has_docs)
         if len(rest):
             out[rest] = _row_log_sum_exp(self.p_doc_given_person[rest], log_pq)
+        return out
+
+
+    @cached_property
+    def _gains(self):
+        """log(1 + (1 - lambda_d) n(t,d) / (lambda_d |d| p(t))) over the postings, where it runs."""
+        return self.arrays.term_matrix(self.postings, (self.doc_factor, self.p_background))
+
+    @cached_property
+    def _log_doc_lambda(self):
+        return self.arrays.put(self.log_doc_lambda)
+
+    def batch_scores(self, encoded: EncodedQueries) -> np.ndarray:
+        """On the host, `scores` query by query: a query's work is one pass over the documents
+        whichever way it is arranged, and numpy's pass per query beat the sparse product of a
+        block (0.14 s against 0.32 s for 113 of DPDK's held-out documents). On a device, the
+        documents x queries block at once."""
+        if self.arrays.device is not None:
+            return super().batch_scores(encoded)
+        out = np.zeros((len(encoded), len(self.person_ids)))
+        for i, ids in enumerate(encoded.ids):
+            if len(ids):
+                terms, counts = np.unique(ids, return_counts=True)
+                out[i] = self.scores(terms, counts.astype(np.float64))
+        return out
+
+    @cached_property
+    def _p_doc_given_person(self):
+        return self.arrays.sparse(self.p_doc_given_person)
+
+    def batch_log_likelihoods(self, terms, block, lengths, background):
+        """log sum_d p(d|c) p(q|theta_d) for every person and query, as `scores` computes it:
+        shifted by each query's best document, with an exact log-sum-exp where that underflows."""
+        a, xp = self.arrays, self.arrays.xp
+        log_pq = (self._log_doc_lambda[:, None] * lengths[None, :] + background[None, :]
+                  + self._gains.times(terms, block))  # documents x queries
+        top = xp.amax(log_pq, axis=0)
+        sums = self._p_doc_given_person @ xp.exp(log_pq - top[None, :])
+        fine = sums > _SAFE_MIN
+        out = xp.where(fine, top[None, :] + xp.log(xp.where(fine, sums, 1.0)), -xp.inf)
+        lost = ~a.host(fine) & self._has_docs[:, None]
+        if lost.any():
+            out = a.host(out)
+            for q in np.flatnonzero(lost.any(axis=0)):
+                rest = np.flatnonzero(lost[:, q])
+                out[rest, q] = _row_log_sum_exp(self.p_doc_given_person[rest],
+                                                a.host(log_pq[:, q]))
         return out
 
 
