@@ -150,9 +150,10 @@ def test_calibrate_reports_progress(split, trained):
     model, _ = trained
     events = []
     calibrate(model, split, progress=events.append)
-    n_others = len(METHODS) - len(MEMBERS) - 1  # ranked again for their own measures and fits
+    # auto's members rank once (for themselves, auto and the ensemble); the others once each
+    n_others = len(METHODS) - len(MEMBERS) - 2
     assert events[-1] == (len(split.documents) * (1 + n_others),) * 2
-    assert np.diff([e[0] for e in events]).min() == 1
+    assert np.diff([e[0] for e in events]).min() >= 1  # a block of documents a step
 
 
 def test_the_apps_training_holds_out_documents_by_the_training_seed(split):

@@ -152,6 +152,11 @@ class StaticRanker:
     def __init__(self, ranking):
         self.ranking = ranking
 
+    batch_width = 1
+
+    def rank_batch(self, queries, depth=None):
+        return [self.rank(q, depth) for q in queries]
+
     def rank(self, query, depth=None):
         return self.ranking.cut(depth)
 

@@ -40,6 +40,13 @@ from expert_gui.core.evaluation.qrels import restrict
 from expert_gui.core.evaluation.quality import CHANCE, chance_measures
 from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.rankers.batch import (
+    BLOCK_BYTES,
+    Scores,
+    block_size,
+    blocks,
+    encode_queries,
+)
 from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.common import ranked
 from expert_gui.core.rankers.fusion import FusionRanker, average_precisions, simplex_grid
@@ -132,61 +139,75 @@ def train_with_held_out(collection: Collection, settings: TrainSettings = TrainS
 
 def calibrate(model: LogLinearModel, split: HeldOut, *,
               progress: Callable[[tuple[int, int]], None] | None = None,
-              should_stop: Callable[[], bool] | None = None) -> dict:
+              should_stop: Callable[[], bool] | None = None,
+              device: str | None = None) -> dict:
     """Rank the held-out documents with every method; choose the weights of `auto`, measure
     every method and fit its P(expert), and measure what a random ranking would score on them
-    (quality.CHANCE)."""
+    (quality.CHANCE).
+
+    Each method is built once and ranks the documents in blocks (`rank_batch`, on `device`:
+    rankers/arrays.py); auto's members rank them once for the weights, their own measures and
+    fits, auto's, and the ensemble's (whose members they are)."""
+    from expert_gui.core.rankers.ensemble import EnsembleRanker
     from expert_gui.core.rankers.methods import make_ranker
-    from expert_gui.core.rankers.names import METHODS
+    from expert_gui.core.rankers.names import ENSEMBLE_MEMBERS, METHODS
 
     def build(method):
-        return make_ranker(method, model=model, collection=split.training, p_expert=False)
+        return make_ranker(method, model=model, collection=split.training, p_expert=False,
+                           device=device)
 
     members = [build(m) for m in MEMBERS]
     fusion = FusionRanker(members, np.full(len(members), 1.0 / len(members)))
+    named = dict(zip(MEMBERS, members, strict=True))
+    ensemble = EnsembleRanker([named[m] for m in ENSEMBLE_MEMBERS])
     queries, qrels = split.queries(), split.qrels()
     topics = list(queries)
-    others = [m for m in METHODS if m not in MEMBERS and m != "auto"]
+    texts = [queries[t] for t in topics]
+    others = [m for m in METHODS if m not in (*MEMBERS, "auto", "ensemble")]
     total = len(topics) * (1 + len(others))
     done = 0
 
-    def step() -> None:
+    def step(n: int) -> None:
         nonlocal done
-        done += 1
+        done += n
         if progress is not None:
             progress((done, total))
 
     relevant = _relevant(fusion.person_ids, topics, qrels)
     zs, known = [], []
-    for topic in topics:
+    rankings: dict[str, dict] = {"ensemble": {}}
+    scores: dict[str, list] = {"ensemble": []}  # method -> every candidate's score per query
+    for part in blocks(texts, block_size(fusion)):  # (None: the method knew no word of it)
         check_stop(should_stop)
-        rankings, z = fusion.member_scores(queries[topic])
-        zs.append(z)
-        known.append([not r.no_known_words for r in rankings])
-        step()
+        block, z = fusion.member_batch(part)
+        zs += list(z.transpose(1, 0, 2))
+        known += [[s.knows(i) for s in block] for i in range(len(part))]
+        fused = ensemble.fuse([block[MEMBERS.index(m)] for m in ENSEMBLE_MEMBERS])
+        _keep(fused, topics[len(scores["ensemble"]):], rankings["ensemble"], scores["ensemble"])
+        step(len(part))
     grid = simplex_grid(len(MEMBERS))
     choice = choose_fusion(grid_average_precisions(grid, zs, relevant), grid, MEMBERS,
                            split.settings.seed)
     weights = np.asarray(choice["weights"])
-    scores: dict[str, list] = {}  # method -> every candidate's score per query (None: no word)
     for k, method in enumerate(MEMBERS):
         scores[method] = [z[k] if ok[k] else None for z, ok in zip(zs, known, strict=True)]
     scores["auto"] = [weights @ z if z.any() else None for z in zs]
-    rankings = {m: {t: _ranking(fusion.person_ids, s) for t, s in zip(topics, scores[m],
-                                                                       strict=True)}
-                for m in scores}
+    for m in (*MEMBERS, "auto"):
+        rankings[m] = {t: _ranking(fusion.person_ids, s) for t, s in zip(topics, scores[m],
+                                                                         strict=True)}
     fits = {m: fit_expert_probability(scores[m], relevant) for m in scores}
+    fits["ensemble"] = fit_expert_probability(scores["ensemble"],
+                                              _relevant(ensemble.person_ids, topics, qrels))
+    del zs, scores
     for method in others:
         ranker = build(method)
-        rel = _relevant(ranker.person_ids, topics, qrels)
-        found, rankings[method] = [], {}
-        for topic in topics:
+        found: list = []
+        rankings[method] = {}
+        for part in blocks(texts, block_size(ranker)):
             check_stop(should_stop)
-            ranking = ranker.rank(queries[topic])
-            rankings[method][topic] = ranking.cut(DEPTH)
-            found.append(None if ranking.no_known_words else _by_person(ranking))
-            step()
-        fits[method] = fit_expert_probability(found, rel)
+            _keep(ranker.score_batch(part), topics[len(found):], rankings[method], found)
+            step(len(part))
+        fits[method] = fit_expert_probability(found, _relevant(ranker.person_ids, topics, qrels))
     measures = {m: measure_run(qrels, run_from_rankings(rankings[m]), topics,
                                CALIBRATION_MEASURES).means()
                 for m in METHODS if m in rankings}
@@ -199,6 +220,14 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     }
 
 
+def _keep(block: Scores, topics: Sequence[str], rankings: dict, found: list) -> None:
+    """A block's rankings cut to DEPTH into `rankings`, and each query's scores of every person
+    (None: no known word) onto `found`."""
+    for i, topic in enumerate(topics[:len(block)]):
+        rankings[topic] = block.ranking(i, DEPTH)
+        found.append(block.values[i] if block.knows(i) else None)
+
+
 DEPTH = 1000  # people per held-out ranking measured, as trec_eval's usual run depth
 
 
@@ -206,13 +235,6 @@ def _relevant(person_ids, topics, qrels) -> list[np.ndarray]:
     """Each topic's relevant people as indices into `person_ids`."""
     index = {p: i for i, p in enumerate(person_ids)}
     return [np.array([index[p] for p in qrels[t]], dtype=np.int64) for t in topics]
-
-
-def _by_person(ranking) -> np.ndarray:
-    """A full ranking's scores indexed by person."""
-    out = np.empty(len(ranking.person_ids))
-    out[ranking.people] = ranking.scores
-    return out
 
 
 def _ranking(person_ids, scores: np.ndarray | None, depth: int = DEPTH):
@@ -225,24 +247,29 @@ def _ranking(person_ids, scores: np.ndarray | None, depth: int = DEPTH):
 def held_out_map(split: HeldOut) -> Callable[[dict], float]:
     """MAP of the log-linear model (Eq. 2) on the held-out documents, from raw parameters
     (word_embeddings, candidate_weights, candidate_bias): what early stopping watches at the end
-    of every epoch. The queries are encoded once."""
+    of every epoch. The queries are encoded once, as a query x word matrix; each block of them
+    costs two matrix products."""
     training = split.training
-    tokenizer = Tokenizer(training.settings)
-    index = training.person_index
     queries, qrels = split.queries(), split.qrels()
-    encoded = [(training.vocab.encode(tokenizer.words(text))[0],
-                np.array([index[p] for p in qrels[topic]], dtype=np.int64))
-               for topic, text in queries.items()]
+    encoded = encode_queries(list(queries.values()), Tokenizer(training.settings),
+                             training.vocab)
+    counts = encoded.matrix()
+    index = training.person_index
+    relevant = [np.array([index[p] for p in qrels[t]], dtype=np.int64) for t in queries]
+    size = max(1, BLOCK_BYTES // (8 * max(training.n_people, 1)))
 
     def score(params: dict) -> float:
         wp, wc, b = (np.asarray(params[k], dtype=np.float64) for k in
                      ("word_embeddings", "candidate_weights", "candidate_bias"))
         total = 0.0
-        for ids, rel in encoded:
-            if len(ids):
-                logits = wc @ wp[ids].sum(axis=0) + len(ids) * b
-                total += float(average_precisions(logits[None, :], rel)[0])
-        return total / max(len(encoded), 1)
+        for start in range(0, len(relevant), size):
+            block = counts[start:start + size]
+            logits = (block @ wp) @ wc.T + np.asarray(block.sum(axis=1)) * b[None, :]
+            for row, ids, rel in zip(logits, encoded.ids[start:start + size],
+                                     relevant[start:start + size], strict=True):
+                if len(ids):
+                    total += float(average_precisions(row[None, :], rel)[0])
+        return total / max(len(relevant), 1)
 
     return score
 

@@ -17,29 +17,35 @@ RIDGE = 1e-6  # keeps a and b finite when the examples are separable
 
 def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """(a, b) maximising sum log P(y | sigmoid(a x + b)) (with a negligible ridge), by Newton's
-    method with step halving."""
+    method with step halving. With one feature the gradient and the Hessian are a few sums over
+    the examples, taken without forming the design matrix (a million examples per method on
+    DPDK's held-out documents)."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    design = np.column_stack([x, np.ones(len(x))])
+    positive = y > 0
+    y_x, y_1 = float(x[positive] @ y[positive]), float(y.sum())
     rate = min(max(y.mean(), 1e-9), 1 - 1e-9)
     beta = np.array([0.0, np.log(rate / (1 - rate))])
 
-    def objective(b: np.ndarray) -> float:
-        t = design @ b
-        return float((y * t - np.logaddexp(0.0, t)).sum() - 0.5 * RIDGE * b @ b)
+    def objective(b: np.ndarray) -> tuple[float, np.ndarray]:
+        t = b[0] * x + b[1]
+        return float(b[0] * y_x + b[1] * y_1 - np.logaddexp(0.0, t).sum()
+                     - 0.5 * RIDGE * b @ b), t
 
-    current = objective(beta)
+    current, t = objective(beta)
     for _ in range(ITERATIONS):
-        p = sigmoid(design @ beta)
-        gradient = design.T @ (y - p) - RIDGE * beta
-        hessian = (design * (p * (1 - p))[:, None]).T @ design + RIDGE * np.eye(2)
+        p = sigmoid(t)
+        w = p * (1 - p)
+        wx = w * x
+        gradient = np.array([y_x - x @ p, y_1 - p.sum()]) - RIDGE * beta
+        hessian = np.array([[wx @ x, wx.sum()], [wx.sum(), w.sum()]]) + RIDGE * np.eye(2)
         step = np.linalg.solve(hessian, gradient)
         for _ in range(30):
-            trial = objective(beta + step)
+            trial, t_trial = objective(beta + step)
             if trial >= current:
                 break
             step /= 2
-        beta, previous, current = beta + step, current, trial
+        beta, previous, current, t = beta + step, current, trial, t_trial
         if abs(current - previous) <= 1e-12 * max(1.0, abs(current)):
             break
     return float(beta[0]), float(beta[1])

@@ -70,10 +70,14 @@ class EnsembleRanker(BatchRanker):
         return sum(r.batch_width for r in self.rankers) + len(self.person_ids)
 
     def score_batch(self, queries: Sequence[Query]) -> Scores:
-        members = [r.score_batch(queries) for r in self.rankers]
+        return self.fuse([r.score_batch(queries) for r in self.rankers])
+
+    def fuse(self, members: Sequence[Scores]) -> Scores:
+        """The ensemble's `Scores` of a block from its members' (in `rankers`' order)."""
         known, unknown = merged_batch(members)
+        n_queries = len(members[0])
         fused = np.ones if self.fusion == "product" else np.zeros
-        scores = fused((len(queries), len(self.person_ids)))
+        scores = fused((n_queries, len(self.person_ids)))
         for s, where in zip(members, self._maps, strict=True):
             rank = np.empty_like(scores)
             rank[:, where] = full_ranks(s.values)
@@ -83,7 +87,7 @@ class EnsembleRanker(BatchRanker):
             else:
                 scores += np.where(knows, 1.0 / (self.rrf_k + rank), 0.0)
         return Scores(self.name, self.person_ids, members[0].texts, scores, known, unknown,
-                      extra=[{"members": [m.name for m in self.rankers]}] * len(queries))
+                      extra=[{"members": [m.name for m in self.rankers]}] * n_queries)
 
 
 def full_ranks(values: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.rankers.names import ENSEMBLE_MEMBERS, METHODS
 
 if TYPE_CHECKING:
     from expert_gui.core.data.collection import Collection
@@ -74,7 +74,7 @@ def _build(method: str, model, collection, options: dict, arrays) -> Ranker:
     if method == "auto":
         return _fusion(model, collection, options, arrays)
     if method == "ensemble":
-        members = options.pop("members", ("model2-jm", "loglinear"))
+        members = options.pop("members", ENSEMBLE_MEMBERS)
         fusion = options.pop("fusion", "product")
         rankers = [_build(m, model, collection, _options_for(m, options), arrays)
                    for m in members]
