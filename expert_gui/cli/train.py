@@ -8,6 +8,7 @@ their MAP and MRR say which method works best on the collection and calibrate `a
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 from dataclasses import replace
@@ -190,7 +191,10 @@ def run(args) -> int:
         stop["asked"] = True
         print("\nstopping after this step (Ctrl-C again to abort)", file=sys.stderr)
 
-    bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr)
+    # tqdm's own rate and time left would time the host queueing steps; the trainer's come
+    # from the steps the device has finished (TrainProgress)
+    bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr,
+               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
     ran = {"on": ""}
 
     def progress(event):
@@ -204,8 +208,11 @@ def run(args) -> int:
         bar.total = event.total_steps
         bar.n = event.step
         val = "-" if event.val_loss is None else f"{event.val_loss:.4g}"
+        left = "" if not math.isfinite(event.eta_s) else \
+            f", {tqdm.format_interval(event.eta_s)} left"
         bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss {event.train_loss:.4g} "
-                            f"val {val} {event.instances_per_s:,.0f} inst/s", refresh=False)
+                            f"val {val} {event.instances_per_s:,.0f} inst/s{left}",
+                            refresh=False)
         bar.refresh()
 
     previous = signal.signal(signal.SIGINT, on_interrupt)
