@@ -82,15 +82,19 @@ class LossScale:
 
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
                         out_dir=None, progress=None, should_stop=None, should_pause=None,
-                        resume: bool = False, word_vectors=None) -> LogLinearModel:
+                        resume: bool = False, word_vectors=None,
+                        measured: Callable[[dict[str, PerTopic]], None] | None = None
+                        ) -> LogLinearModel:
     """Train on `split.training`, then calibrate `auto` on the held-out documents and save.
 
     The log-linear model's held-out MAP is recorded after every epoch (about a second on DPDK);
     with `settings.early_stopping` training keeps the epoch where it was best (the validation loss
     kept falling after MAP peaked). The model is saved once, calibrated; a stopped run is saved as
-    `train` saves it, uncalibrated.
+    `train` saves it, uncalibrated. `measured` gets the calibration's per-document AP and RR of
+    every method (`held_out_measures` at depth DEPTH, without ranking again).
     """
     from expert_gui.core.train.instances import mean_weight
+    from expert_gui.core.train.net import ranking_device
     from expert_gui.core.train.trainer import train  # torch: only when training
 
     has_queries = len(split.documents) > 0
@@ -115,7 +119,8 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     def finish(model: LogLinearModel) -> None:
         try:
             model.calibration = calibrate(model, split, should_stop=should_stop,
-                                          progress=calibrating)
+                                          progress=calibrating, measured=measured,
+                                          device=ranking_device(settings.device))
         except Stopped:
             pass  # stopped while calibrating: saved uncalibrated, as a stopped run
         if out_dir is not None:
@@ -140,14 +145,16 @@ def train_with_held_out(collection: Collection, settings: TrainSettings = TrainS
 def calibrate(model: LogLinearModel, split: HeldOut, *,
               progress: Callable[[tuple[int, int]], None] | None = None,
               should_stop: Callable[[], bool] | None = None,
-              device: str | None = None) -> dict:
+              device: str | None = None,
+              measured: Callable[[dict[str, PerTopic]], None] | None = None) -> dict:
     """Rank the held-out documents with every method; choose the weights of `auto`, measure
     every method and fit its P(expert), and measure what a random ranking would score on them
     (quality.CHANCE).
 
     Each method is built once and ranks the documents in blocks (`rank_batch`, on `device`:
     rankers/arrays.py); auto's members rank them once for the weights, their own measures and
-    fits, auto's, and the ensemble's (whose members they are)."""
+    fits, auto's, and the ensemble's (whose members they are). `measured` gets every method's
+    AP and RR per held-out document."""
     from expert_gui.core.rankers.ensemble import EnsembleRanker
     from expert_gui.core.rankers.methods import make_ranker
     from expert_gui.core.rankers.names import ENSEMBLE_MEMBERS, METHODS
@@ -208,9 +215,11 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
             _keep(ranker.score_batch(part), topics[len(found):], rankings[method], found)
             step(len(part))
         fits[method] = fit_expert_probability(found, _relevant(ranker.person_ids, topics, qrels))
-    measures = {m: measure_run(qrels, run_from_rankings(rankings[m]), topics,
-                               CALIBRATION_MEASURES).means()
-                for m in METHODS if m in rankings}
+    per_topic = {m: measure_run(qrels, run_from_rankings(rankings[m]), topics,
+                                CALIBRATION_MEASURES) for m in METHODS if m in rankings}
+    if measured is not None:
+        measured(per_topic)
+    measures = {m: p.means() for m, p in per_topic.items()}
     measures[CHANCE] = chance_measures([len(r) for r in relevant], len(fusion.person_ids))
     return {
         "held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
