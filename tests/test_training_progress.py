@@ -67,3 +67,24 @@ def test_rate_and_eta_follow_the_device_not_the_host(monkeypatch):
         assert e.instances_per_s == pytest.approx(device_rate, rel=0.15)
         left = (e.total_steps - e.step) * SETTINGS.batch_size
         assert e.eta_s == pytest.approx(left / e.instances_per_s)
+
+
+def test_phase_times_split_the_wall_time_by_the_events(monkeypatch):
+    from expert_gui.cli.train import time_spent
+    from expert_gui.core.evaluation import calibration
+    from expert_gui.core.evaluation.calibration import LossScale, PhaseTimes, TrainingStage
+
+    clock = Clock()
+    monkeypatch.setattr(calibration, "time", types.SimpleNamespace(
+        perf_counter=clock.perf_counter))
+    phases = PhaseTimes()
+    for event, seconds in ((LossScale(1.0, 4), 1), (TrainingStage("m", phase="held-out MAP"), 2),
+                           (LossScale(1.0, 4), 3), (TrainingStage("c", phase="calibration"), 4),
+                           (TrainingStage("s", phase="saving"), 0.5)):
+        phases(event)
+        clock.now += seconds
+    phases.end()
+    assert phases.seconds == {"steps": 4, "held-out MAP": 2, "calibration": 4, "saving": 0.5}
+    assert time_spent(2.0, phases.seconds, 20.0) == (
+        "wall time 20.0 s: load 2.0 s, setting up 7.5 s, steps 4.0 s, held-out MAP 2.0 s, "
+        "calibration 4.0 s, saving 0.5 s; 80% outside the steps")

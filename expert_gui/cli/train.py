@@ -11,6 +11,7 @@ import argparse
 import math
 import signal
 import sys
+import time
 from dataclasses import replace
 
 from expert_gui.cli import COMMANDS
@@ -148,6 +149,7 @@ def run(args) -> int:
     from expert_gui.core.errors import TrainingError
     from expert_gui.core.evaluation.calibration import (
         LossScale,
+        PhaseTimes,
         TrainingStage,
         train_and_calibrate,
     )
@@ -161,10 +163,12 @@ def run(args) -> int:
     check_model_folder(args.out)  # before the collection loads: a bad --out is told at once
     if found is not None:
         say_suggested(found)
+    started = time.perf_counter()
     collection = load_collection(args.collection, format=args.format,
                                  associations=args.associations, people=args.people,
                                  settings=text, columns=table_columns(args),
                                  use_cache=not args.no_cache)
+    loaded = time.perf_counter() - started
     print(f"{collection.name}: {collection.n_documents:,} documents, {collection.n_people:,} "
           f"people, {len(collection.vocab):,} words; {text.describe()}", file=sys.stderr)
     try:
@@ -197,7 +201,10 @@ def run(args) -> int:
                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
     ran = {"on": ""}
 
+    phases = PhaseTimes()
+
     def progress(event):
+        phases(event)
         if isinstance(event, LossScale):
             return
         if isinstance(event, TrainingStage):  # after the steps: calibrating, saving
@@ -221,6 +228,7 @@ def run(args) -> int:
                                     should_stop=lambda: stop["asked"], resume=args.resume,
                                     word_vectors=vectors)
     finally:
+        phases.end()
         signal.signal(signal.SIGINT, previous)
         bar.close()
     last = model.history[-1] if model.history else {}
@@ -231,12 +239,23 @@ def run(args) -> int:
           f"{last.get('val_loss') or float('nan'):.4g}")
     if ran["on"]:
         print(f"the steps ran on {ran['on']}", file=sys.stderr)
+    print(time_spent(loaded, phases.seconds, time.perf_counter() - started), file=sys.stderr)
     if model.calibration:
         print(held_out_summary(model.calibration))
         warning = held_out_warning(model.calibration["measures"])
         if warning:
             print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+def time_spent(load_s: float, phases: dict[str, float], wall_s: float) -> str:
+    """Where the run's wall time went, and the share of it outside the training steps."""
+    other = wall_s - load_s - sum(phases.values())  # holding out, instances, the network
+    parts = [f"load {load_s:.1f} s", f"setting up {other:.1f} s"] + \
+        [f"{name} {s:.1f} s" for name, s in phases.items()]
+    outside = 1 - phases["steps"] / wall_s if wall_s > 0 else 0.0
+    return (f"wall time {wall_s:.1f} s: " + ", ".join(parts)
+            + f"; {outside:.0%} outside the steps")
 
 
 def held_out_summary(calibration: dict) -> str:

@@ -16,6 +16,7 @@ epoch to keep.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -68,6 +69,32 @@ class TrainingStage:
     text: str
     done: int = 0
     total: int = 0
+    phase: str = ""  # PHASES: what the time until the next event is spent on
+
+
+PHASES = ("steps", "held-out MAP", "calibration", "saving")
+
+
+class PhaseTimes:
+    """Wall seconds per phase of a run, read from its progress events (each event's phase lasts
+    until the next one): where the wait was spent, as `train` prints it. The steps include each
+    epoch's validation loss."""
+
+    def __init__(self):
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+        self._phase: str | None = None
+        self._since = 0.0
+
+    def __call__(self, event) -> None:
+        phase = event.phase if isinstance(event, TrainingStage) else "steps"
+        self.end()
+        self._phase, self._since = phase, time.perf_counter()
+
+    def end(self) -> None:
+        """Close the current phase (at the end of the run)."""
+        if self._phase is not None:
+            self.seconds[self._phase] += time.perf_counter() - self._since
+            self._phase = None
 
 
 @dataclass(frozen=True)
@@ -108,13 +135,14 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     def score(params: dict) -> float:
         epochs["done"] += 1
         tell(TrainingStage(f"Measuring the held-out MAP on {n:,} documents after epoch "
-                           f"{epochs['done']}"))
+                           f"{epochs['done']}", phase="held-out MAP"))
         return measure(params)
 
     def calibrating(done: tuple[int, int]) -> None:
         # each held-out document ranked by auto's members (for its weights), then by each other
         # method (for its P(expert) and held-out measures)
-        tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents", *done))
+        tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents", *done,
+                           phase="calibration"))
 
     def finish(model: LogLinearModel) -> None:
         try:
@@ -124,7 +152,7 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
         except Stopped:
             pass  # stopped while calibrating: saved uncalibrated, as a stopped run
         if out_dir is not None:
-            tell(TrainingStage(f"Saving the model to {out_dir}"))
+            tell(TrainingStage(f"Saving the model to {out_dir}", phase="saving"))
 
     return train(split.training, settings, out_dir=out_dir, progress=progress,
                  should_stop=should_stop, should_pause=should_pause, resume=resume,
