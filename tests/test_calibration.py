@@ -160,3 +160,16 @@ def test_the_apps_training_holds_out_documents_by_the_training_seed(split):
     model = train_with_held_out(split.collection, SETTINGS)
     assert model.calibration["held_out"]["seed"] == SETTINGS.seed
     assert trained_on(model, split.collection)
+
+
+def test_calibration_on_a_torch_device_chooses_and_measures_as_on_the_host(split, trained):
+    """The training GPU's path, run here on the CPU through torch."""
+    model, _ = trained
+    host, device = calibrate(model, split), calibrate(model, split, device="cpu")
+    assert device["fusion"]["decision"] == host["fusion"]["decision"]
+    np.testing.assert_allclose(device["fusion"]["weights"], host["fusion"]["weights"])
+    for method, measures in host["measures"].items():
+        for name, value in measures.items():
+            assert device["measures"][method][name] == pytest.approx(value, abs=1e-9), method
+    for method, fit in host["probability"].items():
+        assert device["probability"][method]["slope"] == pytest.approx(fit["slope"], rel=1e-6)
