@@ -24,6 +24,11 @@ Model 2 never loops over documents in Python: log p(q|theta_d) = sum_t n(t,q) lo
 for every document (one pass over |D|) plus, for the documents that contain t (the postings),
 n(t,q) log(1 + (1-lambda_d) p(t|d) / (lambda_d p(t))). The sum over a person's documents is an
 exact log-sum-exp per person, so long queries do not underflow.
+
+A batch of queries (`rank_batch`) takes the same sums as matrix products: log p(t|theta_x) =
+log lambda_x + log p(t) + log(1 + (1-lambda_x) p(t|x) / (lambda_x p(t))), whose last term is
+non-zero only where x holds t, so a block of queries costs one sparse product with the people's
+(Model 1) or the documents' (Model 2) term matrix over the block's words.
 """
 
 from __future__ import annotations
@@ -223,7 +228,6 @@ class Model2(_LanguageModelBase):
         if len(rest):
             out[rest] = _row_log_sum_exp(self.p_doc_given_person[rest], log_pq)
         return out
-
 
     @cached_property
     def _gains(self):

@@ -89,15 +89,31 @@ class TfidfRanker(BatchRanker):
 
 
 class LsiRanker(TfidfRanker):
-    """TF-IDF vectors projected onto `dims` latent topics (TruncatedSVD) before summing."""
+    """TF-IDF vectors projected onto `dims` latent topics (TruncatedSVD) before summing.
+
+    A collection of more than FIT_DOCUMENTS documents has its SVD fitted on a seeded sample of
+    that many, and each person's vector is their TF-IDF vector projected (the sum of their
+    documents' projections, never held): the SVD of all of 180,820 documents (DPDK copied four
+    times) took 378 s of a loaded two-core machine, and of a million it would hold gigabytes
+    of documents x topics. Up to FIT_DOCUMENTS nothing changes.
+    """
 
     name = "lsi"
+    FIT_DOCUMENTS = 50_000
 
     def __init__(self, collection: Collection, dims: int = 300, seed: int = 0, arrays=HOST):
         super().__init__(collection, arrays)
-        dims = max(1, min(dims, min(self.doc_vectors.shape) - 1))
+        n = self.doc_vectors.shape[0]
+        sample = None if n <= self.FIT_DOCUMENTS else \
+            np.sort(np.random.default_rng([seed, 4]).choice(n, self.FIT_DOCUMENTS, replace=False))
+        fitted = self.doc_vectors if sample is None else self.doc_vectors[sample]
+        dims = max(1, min(dims, min(fitted.shape) - 1))
         self.svd = TruncatedSVD(n_components=dims, random_state=seed)
-        self.people = self.sum_per_person(self.svd.fit_transform(self.doc_vectors))
+        if sample is None:
+            self.people = self.sum_per_person(self.svd.fit_transform(fitted))
+        else:
+            self.people = np.asarray(self.svd.fit(fitted).transform(self.people))
+        self.fitted_documents = len(fitted.indptr) - 1
         self.person_norms = np.linalg.norm(self.people, axis=1)
 
     def similarities(self, terms: np.ndarray, counts: np.ndarray) -> np.ndarray:
