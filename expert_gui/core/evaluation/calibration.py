@@ -211,8 +211,9 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     relevant = _relevant(fusion.person_ids, topics, qrels)
     zs, known = [], []
     rankings: dict[str, dict] = {"ensemble": {}}
-    scores: dict[str, list] = {"ensemble": []}  # method -> every candidate's score per query
-    for part in blocks(texts, block_size(fusion)):  # (None: the method knew no word of it)
+    # method -> every candidate's score per query (None: the method knew no word of it)
+    scores: dict[str, list] = {"ensemble": []}
+    for part in blocks(texts, block_size(fusion)):
         check_stop(should_stop)
         block, z = fusion.member_batch(part)
         zs += list(z.transpose(1, 0, 2))
