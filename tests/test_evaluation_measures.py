@@ -184,3 +184,25 @@ def test_restricted_judgments_and_coverage():
     assert "none of the 3 topic ids" in coverage(qrels, ["q1"], ["a"]).problem()
     with pytest.raises(QueryError, match="none of the 3 people the qrels judge relevant"):
         check_coverage(qrels, ["T1", "T2"], ["p1", "p2"])
+
+
+def test_ranked_ap_rr_is_trec_evals_ap_and_rr_ties_included():
+    from expert_gui.core.evaluation.measures import measure_run, ranked_ap_rr
+    from expert_gui.core.evaluation.runs import run_from_rankings
+    from expert_gui.core.rankers.common import ranked
+
+    rng = np.random.default_rng(5)
+    people = [f"p{i:02d}" for i in range(40)] + ["Zed", "ähm", "a b"]
+    rankings, qrels = {}, {}
+    for t in range(60):
+        scores = rng.integers(0, 6, len(people)).astype(float)  # many ties
+        depth = int(rng.integers(0, len(people) + 1))
+        rankings[f"T{t}"] = ranked("q", "m", people, scores, ["q"], [], depth)
+        judged = rng.choice(len(people), int(rng.integers(1, 6)), replace=False)
+        qrels[f"T{t}"] = {people[j]: int(rng.integers(0, 3)) for j in judged} | {"nobody": 1}
+    topics = [t for t in rankings if any(g > 0 for g in qrels[t].values())]
+    ours = ranked_ap_rr(rankings, qrels, topics)
+    theirs = measure_run(qrels, run_from_rankings(rankings), topics, ("AP", "RR"))
+    for m in ("AP", "RR"):
+        np.testing.assert_allclose(ours.values[m], theirs.values[m], rtol=1e-12, atol=1e-15)
+    assert theirs.values["AP"].max() > 0 and (theirs.values["AP"] == 0).any()

@@ -35,11 +35,10 @@ from expert_gui.core.evaluation.heldout import (
     held_out_again,
     hold_out,
 )
-from expert_gui.core.evaluation.measures import PerTopic, measure_run
+from expert_gui.core.evaluation.measures import PerTopic, ranked_ap_rr
 from expert_gui.core.evaluation.probability_fit import fit_expert_probability
 from expert_gui.core.evaluation.qrels import restrict
 from expert_gui.core.evaluation.quality import CHANCE, chance_measures
-from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.model.loglinear import LogLinearModel
 from expert_gui.core.rankers.batch import (
     BLOCK_BYTES,
@@ -56,8 +55,6 @@ from expert_gui.core.train.settings import TrainSettings
 
 if TYPE_CHECKING:
     from expert_gui.core.rankers.ranking import Ranker
-
-CALIBRATION_MEASURES = ("AP", "RR")
 
 
 @dataclass(frozen=True)
@@ -244,8 +241,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
             _keep(ranker.score_batch(part), topics[len(found):], rankings[method], found)
             step(len(part))
         fits[method] = fit_expert_probability(found, _relevant(ranker.person_ids, topics, qrels))
-    per_topic = {m: measure_run(qrels, run_from_rankings(rankings[m]), topics,
-                                CALIBRATION_MEASURES) for m in METHODS if m in rankings}
+    per_topic = {m: ranked_ap_rr(rankings[m], qrels, topics) for m in METHODS if m in rankings}
     if measured is not None:
         measured(per_topic)
     measures = {m: p.means() for m, p in per_topic.items()}
