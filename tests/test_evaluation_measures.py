@@ -195,7 +195,8 @@ def test_ranked_ap_rr_is_trec_evals_ap_and_rr_ties_included():
     people = [f"p{i:02d}" for i in range(40)] + ["Zed", "ähm", "a b"]
     rankings, qrels = {}, {}
     for t in range(60):
-        scores = rng.integers(0, 6, len(people)).astype(float)  # many ties
+        scores = rng.integers(0, 6, len(people)).astype(float)  # many ties,
+        scores[::3] *= 1 + 1e-9  # and scores that only float32 (trec_eval's) ties
         depth = int(rng.integers(0, len(people) + 1))
         rankings[f"T{t}"] = ranked("q", "m", people, scores, ["q"], [], depth)
         judged = rng.choice(len(people), int(rng.integers(1, 6)), replace=False)

@@ -132,8 +132,9 @@ def ranking_measures(rankings: Mapping[str, Ranking], qrels: Qrels,
 def ranked_ap_rr(rankings: Mapping[str, Ranking], qrels: Qrels,
                  topics: Sequence[str]) -> PerTopic:
     """AP and RR of each topic's ranking as `measure_run` (trec_eval) computes them on its run:
-    the people in trec_eval's order (score descending, ties by id descending), relevant when
-    judged above 0, AP over every relevant person (found or not). Without writing the run out
+    the people in trec_eval's order (score descending, ties by id descending; trec_eval keeps a
+    score as a C float, so scores equal in float32 tie), relevant when judged above 0, AP over
+    every relevant person (found or not). Without writing the run out
     and reading it back: the calibration's ten methods x 904 rankings of DPDK spent 10 s of a
     two-core machine doing that (tests/test_evaluation_measures.py compares both)."""
     ap, rr = np.zeros(len(topics)), np.zeros(len(topics))
@@ -148,7 +149,8 @@ def ranked_ap_rr(rankings: Mapping[str, Ranking], qrels: Qrels,
         relevant = {p for p, grade in qrels[topic].items() if grade > 0}
         if not relevant or not len(ranking.people):
             continue
-        order = np.lexsort((descending[ranking.people], -np.asarray(ranking.scores)))
+        score = np.asarray(ranking.scores, dtype=np.float32)
+        order = np.lexsort((descending[ranking.people], -score))
         hit = np.array([people[p] in relevant for p in ranking.people[order]])
         ranks = np.flatnonzero(hit) + 1
         if len(ranks):
