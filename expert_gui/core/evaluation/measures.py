@@ -138,21 +138,23 @@ def ranked_ap_rr(rankings: Mapping[str, Ranking], qrels: Qrels,
     and reading it back: the calibration's ten methods x 904 rankings of DPDK spent 10 s of a
     two-core machine doing that (tests/test_evaluation_measures.py compares both)."""
     ap, rr = np.zeros(len(topics)), np.zeros(len(topics))
-    people, descending = None, np.zeros(0)
+    people, descending, index = None, np.zeros(0), {}
     for i, topic in enumerate(topics):
         ranking = rankings[topic]
         if ranking.person_ids is not people:
             people = ranking.person_ids
+            index = {p: k for k, p in enumerate(people)}
             descending = np.empty(len(people))
             descending[np.argsort(np.array(people, dtype=object), kind="stable")] = \
                 -np.arange(len(people))
-        relevant = {p for p, grade in qrels[topic].items() if grade > 0}
+        relevant = [p for p, grade in qrels[topic].items() if grade > 0]
         if not relevant or not len(ranking.people):
             continue
+        is_relevant = np.zeros(len(people), dtype=bool)
+        is_relevant[[index[p] for p in relevant if p in index]] = True
         score = np.asarray(ranking.scores, dtype=np.float32)
         order = np.lexsort((descending[ranking.people], -score))
-        hit = np.array([people[p] in relevant for p in ranking.people[order]])
-        ranks = np.flatnonzero(hit) + 1
+        ranks = np.flatnonzero(is_relevant[ranking.people[order]]) + 1
         if len(ranks):
             ap[i] = float((np.arange(1, len(ranks) + 1) / ranks).sum()) / len(relevant)
             rr[i] = 1.0 / ranks[0]

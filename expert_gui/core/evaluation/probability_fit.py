@@ -9,7 +9,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from expert_gui.core.rankers.fusion import zscores
-from expert_gui.core.rankers.probability import sigmoid
 
 ITERATIONS = 100
 RIDGE = 1e-6  # keeps a and b finite when the examples are separable
@@ -28,24 +27,26 @@ def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     beta = np.array([0.0, np.log(rate / (1 - rate))])
 
     def objective(b: np.ndarray) -> tuple[float, np.ndarray]:
+        """The objective at b, and sigmoid(a x + b) (both from one exp(-|t|))."""
         t = b[0] * x + b[1]
-        return float(b[0] * y_x + b[1] * y_1 - np.logaddexp(0.0, t).sum()
-                     - 0.5 * RIDGE * b @ b), t
+        e = np.exp(-np.abs(t))
+        softplus = np.maximum(t, 0.0) + np.log1p(e)  # log(1 + exp(t))
+        p = np.where(t >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+        return float(b[0] * y_x + b[1] * y_1 - softplus.sum() - 0.5 * RIDGE * b @ b), p
 
-    current, t = objective(beta)
+    current, p = objective(beta)
     for _ in range(ITERATIONS):
-        p = sigmoid(t)
         w = p * (1 - p)
         wx = w * x
         gradient = np.array([y_x - x @ p, y_1 - p.sum()]) - RIDGE * beta
         hessian = np.array([[wx @ x, wx.sum()], [wx.sum(), w.sum()]]) + RIDGE * np.eye(2)
         step = np.linalg.solve(hessian, gradient)
         for _ in range(30):
-            trial, t_trial = objective(beta + step)
+            trial, p_trial = objective(beta + step)
             if trial >= current:
                 break
             step /= 2
-        beta, previous, current, t = beta + step, current, trial, t_trial
+        beta, previous, current, p = beta + step, current, trial, p_trial
         if abs(current - previous) <= 1e-12 * max(1.0, abs(current)):
             break
     return float(beta[0]), float(beta[1])
