@@ -37,7 +37,7 @@ def evaluate(ranker: Ranker, queries: Mapping[str, str], qrels: Qrels, topics: S
     ir-measures see the first `depth` people (the run file), AUC and the first relevant rank the
     whole ranking, which `on_ranking` also gets. The rankings returned hold `depth` people.
     `progress` gets (topics done, topics in all) after each block. Raises `Stopped` if
-    `should_stop` says so.
+    `should_stop` says so, checked every STOP_EVERY queries at most (the app's Stop and quit).
     """
     from expert_gui.core.rankers.batch import block_size, blocks
 
@@ -46,7 +46,7 @@ def evaluate(ranker: Ranker, queries: Mapping[str, str], qrels: Qrels, topics: S
     judged = set(topics)
     wanted = [m for m in measures if m in RANKING_MEASURES]
     full = on_ranking is not None or bool(wanted)
-    for part in blocks(list(queries.items()), block_size(ranker)):
+    for part in blocks(list(queries.items()), min(block_size(ranker), STOP_EVERY)):
         check_stop(should_stop)
         ranked = ranker.rank_batch([q for _, q in part], depth=None if full else depth)
         for (topic, _), ranking in zip(part, ranked, strict=True):
@@ -64,6 +64,9 @@ def evaluate(ranker: Ranker, queries: Mapping[str, str], qrels: Qrels, topics: S
         values = {**per_topic.values, **{m: extra[m] for m in wanted}}
         per_topic = PerTopic(per_topic.topics, {m: values[m] for m in measures})
     return per_topic, rankings
+
+
+STOP_EVERY = 32  # queries ranked between two checks of `should_stop`
 
 
 def part_progress(progress: Callable[[tuple[float, int]], None] | None, i: int, n: int):
