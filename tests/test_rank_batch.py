@@ -141,6 +141,43 @@ def test_token_ids_out_of_the_vocabulary_are_refused(sample):
         ranker.rank_batch([[0]])
 
 
+def model2_over_every_document(ranker, query: str) -> np.ndarray:
+    """Model 2's score of every person straight from its formula: log p(q|theta_d) of every
+    document from its smoothed term probabilities, then log sum_d p(d|c) p(q|theta_d) as a
+    log-sum-exp; None for a query of no known word."""
+    from scipy.special import logsumexp
+
+    ids, _ = ranker.collection.vocab.encode(ranker.tokenizer.words(query))
+    if not len(ids):
+        return None
+    terms, n_tq = np.unique(ids, return_counts=True)
+    lengths = ranker.doc_lengths[:, None]
+    lam = ranker.smoothing_weight(ranker.doc_lengths)[:, None]
+    p_td = ranker.counts[:, terms].toarray() / np.maximum(lengths, 1)
+    log_pq = np.log((1 - lam) * p_td + lam * ranker.p_background[terms]) @ n_tq
+    p = ranker.p_doc_given_person
+    return np.array([logsumexp(log_pq[p[c].indices], b=p[c].data) for c in range(p.shape[0])])
+
+
+@pytest.mark.parametrize("options", [{}, {"lam": 0.9}, {"smoothing": "dirichlet"},
+                                     {"smoothing": "dirichlet", "beta": 10.0}])
+def test_model2_sums_over_every_document(sample, options):
+    """Model 2 touches only the documents that hold a query word (language_models.py): the
+    scores are those of the formula summed over every document, long queries included."""
+    from expert_gui.core.rankers.language_models import Model2
+
+    split, _, queries = sample
+    ranker = Model2(split.training, **options)
+    texts = [q for q in queries if isinstance(q, str)]
+    for query, ranking in zip(texts, ranker.rank_batch(texts), strict=True):
+        expected = model2_over_every_document(ranker, query)
+        if expected is None:
+            assert ranking.no_known_words
+            continue
+        np.testing.assert_allclose(ranking.scores, expected[ranking.people], rtol=1e-12)
+        assert (np.diff(ranking.scores) <= 0).all()
+
+
 @pytest.mark.skipif(not DPDK.is_dir(), reason="needs /work/shared/data/dpdk-maintainers")
 def test_batch_ranks_as_one_query_at_a_time_on_all_of_dpdk():
     split = hold_out(load_collection(DPDK), HeldOutSettings(seed=3))

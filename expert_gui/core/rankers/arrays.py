@@ -61,16 +61,20 @@ class HostTermMatrix:
         self.matrix = csc_matrix(matrix)
         self.log_ratio = log_ratio
 
-    def times(self, terms: np.ndarray, block: csr_matrix) -> np.ndarray:
-        """rows x queries: the matrix's columns `terms` times `block` (queries x terms), a
-        sparse product: only the entries of the queries' own words are touched."""
+    def columns(self, terms: np.ndarray) -> csc_matrix:
+        """rows x terms: the matrix's columns `terms`, each entry as it counts (`log_ratio`)."""
         sub = self.matrix[:, terms]
         if self.log_ratio is not None:
             r, p = self.log_ratio
             column = np.repeat(np.arange(len(terms)), np.diff(sub.indptr))
             sub = csc_matrix((np.log1p(r[sub.indices] * sub.data / p[terms][column]),
                               sub.indices, sub.indptr), shape=sub.shape)
-        return (sub.tocsr() @ block.T.tocsc()).toarray()
+        return sub
+
+    def times(self, terms: np.ndarray, block: csr_matrix) -> np.ndarray:
+        """rows x queries: the matrix's columns `terms` times `block` (queries x terms), a
+        sparse product: only the entries of the queries' own words are touched."""
+        return (self.columns(terms).tocsr() @ block.T.tocsc()).toarray()
 
 
 HOST = HostArrays()
