@@ -5,8 +5,9 @@ the same run, on the same model and split.
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_calibration.py \\
         /work/shared/data/dpdk-maintainers [--model DIR] [--repeats 3] [--old-rev main]
 
-The old path is `calibrate` of the calibration module at `--old-rev` (git show), run against
-this tree's rankers, whose per-query `rank` is the reference. Without --model a model is trained
+The old path is `calibrate` of the calibration module at `--old-rev` (git show), with that
+revision's fit of P(expert) and choice of auto's weights, run against this tree's rankers, whose
+per-query `rank` is the reference. Without --model a model is trained
 first (64 dimensions, one epoch: what it learnt does not change the cost, and the weights and
 MAPs of both paths are compared on it). Prints each path's median seconds, the ratio, and
 whether auto's weights, decision and every method's held-out MAP and MRR agree (to 1e-9).
@@ -32,20 +33,33 @@ from expert_gui.core.evaluation import calibration
 from expert_gui.core.evaluation.heldout import HeldOutSettings, held_out_again, hold_out
 from expert_gui.core.store.storage import load_model
 
+OLD_MODULES = ("probability_fit", "fusion_choice", "calibration")  # imported in this order
+
 
 def old_calibration(rev: str):
-    """The calibration module as it was at `rev`, imported beside this tree's."""
+    """The calibration module as it was at `rev`, imported beside this tree's, with the fit of
+    P(expert) and auto's choice it used then (the rankers are this tree's)."""
     root = Path(__file__).resolve().parents[1]
-    source = subprocess.run(["git", "-C", str(root), "show",
-                             f"{rev}:expert_gui/core/evaluation/calibration.py"],
-                            check=True, capture_output=True, text=True).stdout
-    path = Path(tempfile.mkdtemp()) / "old_calibration.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("old_calibration", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["old_calibration"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    folder = Path(tempfile.mkdtemp())
+    saved = {}
+    try:
+        for name in OLD_MODULES:
+            full = f"expert_gui.core.evaluation.{name}"
+            source = subprocess.run(["git", "-C", str(root), "show",
+                                     f"{rev}:expert_gui/core/evaluation/{name}.py"],
+                                    check=True, capture_output=True, text=True).stdout
+            path = folder / f"old_{name}.py"
+            path.write_text(source, encoding="utf-8")
+            spec = importlib.util.spec_from_file_location(f"old_{name}", path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[f"old_{name}"] = module  # dataclasses look their module up
+            spec.loader.exec_module(module)
+            saved.setdefault(full, sys.modules.get(full))
+            sys.modules[full] = module  # what the next old module imports
+    finally:
+        for full, module in saved.items():
+            sys.modules[full] = module
+    return sys.modules["old_calibration"]
 
 
 def model_and_split(collection_path: str, model_dir: str | None):

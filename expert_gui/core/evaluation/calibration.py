@@ -35,7 +35,7 @@ from expert_gui.core.evaluation.heldout import (
     held_out_again,
     hold_out,
 )
-from expert_gui.core.evaluation.measures import PerTopic, ranked_ap_rr
+from expert_gui.core.evaluation.measures import PerTopic, scored_ap_rr
 from expert_gui.core.evaluation.probability_fit import fit_expert_probability
 from expert_gui.core.evaluation.qrels import restrict
 from expert_gui.core.evaluation.quality import CHANCE, chance_measures
@@ -48,7 +48,6 @@ from expert_gui.core.rankers.batch import (
     encode_queries,
 )
 from expert_gui.core.rankers.candidates import Restricted
-from expert_gui.core.rankers.common import ranked
 from expert_gui.core.rankers.fusion import FusionRanker, average_precisions, simplex_grid
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.train.settings import TrainSettings
@@ -205,47 +204,56 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
         if progress is not None:
             progress((done, total))
 
-    relevant = _relevant(fusion.person_ids, topics, qrels)
-    zs, known = [], []
-    rankings: dict[str, dict] = {"ensemble": {}}
-    # method -> every candidate's score per query (None: the method knew no word of it)
-    scores: dict[str, list] = {"ensemble": []}
-    for part in blocks(texts, block_size(fusion)):
+    person_ids = fusion.person_ids
+    n, n_people = len(topics), len(person_ids)
+    relevant = {id(person_ids): _relevant(person_ids, topics, qrels)}
+    per_topic: dict[str, PerTopic] = {}
+    fits: dict[str, dict | None] = {}
+
+    def measure(method: str, people, values: np.ndarray, knows: np.ndarray) -> None:
+        """AP, RR and the fit of P(expert) of a method's scores (queries x its people)."""
+        rel = relevant.setdefault(id(people), _relevant(people, topics, qrels))
+        per_topic[method] = PerTopic(tuple(topics), scored_ap_rr(
+            values, knows, rel, [len(r) for r in rel], people, DEPTH))
+        fits[method] = fit_expert_probability(values, knows, rel)
+
+    # auto's members' z-scores (members x queries x people), and the ensemble of two of them
+    zs = np.zeros((len(MEMBERS), n, n_people))
+    known = np.zeros((len(MEMBERS), n), dtype=bool)
+    fused, fused_knows = np.zeros((n, len(ensemble.person_ids))), np.zeros(n, dtype=bool)
+    for start, part in _numbered(blocks(texts, block_size(fusion))):
         check_stop(should_stop)
-        block, z = fusion.member_batch(part)
-        zs += list(z.transpose(1, 0, 2))
-        known += [[s.knows(i) for s in block] for i in range(len(part))]
-        fused = ensemble.fuse([block[MEMBERS.index(m)] for m in ENSEMBLE_MEMBERS])
-        _keep(fused, topics[len(scores["ensemble"]):], rankings["ensemble"], scores["ensemble"])
+        rows = slice(start, start + len(part))
+        block, zs[:, rows] = fusion.member_batch(part)
+        known[:, rows] = [_knows(s) for s in block]
+        scores = ensemble.fuse([block[MEMBERS.index(m)] for m in ENSEMBLE_MEMBERS])
+        fused[rows], fused_knows[rows] = scores.values, _knows(scores)
         step(len(part))
     grid = simplex_grid(len(MEMBERS))
-    choice = choose_fusion(grid_average_precisions(grid, zs, relevant), grid, MEMBERS,
-                           split.settings.seed)
-    weights = np.asarray(choice["weights"])
+    choice = choose_fusion(grid_average_precisions(grid, zs.transpose(1, 0, 2),
+                                                   relevant[id(person_ids)]),
+                           grid, MEMBERS, split.settings.seed)
     for k, method in enumerate(MEMBERS):
-        scores[method] = [z[k] if ok[k] else None for z, ok in zip(zs, known, strict=True)]
-    scores["auto"] = [weights @ z if z.any() else None for z in zs]
-    for m in (*MEMBERS, "auto"):
-        rankings[m] = {t: _ranking(fusion.person_ids, s) for t, s in zip(topics, scores[m],
-                                                                         strict=True)}
-    fits = {m: fit_expert_probability(scores[m], relevant) for m in scores}
-    fits["ensemble"] = fit_expert_probability(scores["ensemble"],
-                                              _relevant(ensemble.person_ids, topics, qrels))
-    del zs, scores
+        measure(method, person_ids, zs[k], known[k])
+    auto = (np.asarray(choice["weights"]) @ zs.reshape(len(MEMBERS), -1)).reshape(n, n_people)
+    measure("auto", person_ids, auto, zs.any(axis=(0, 2)))
+    measure("ensemble", ensemble.person_ids, fused, fused_knows)
+    del zs, auto, fused
     for method in others:
         ranker = build(method)
-        found: list = []
-        rankings[method] = {}
-        for part in blocks(texts, block_size(ranker)):
+        values, knows = np.zeros((n, len(ranker.person_ids))), np.zeros(n, dtype=bool)
+        for start, part in _numbered(blocks(texts, block_size(ranker))):
             check_stop(should_stop)
-            _keep(ranker.score_batch(part), topics[len(found):], rankings[method], found)
+            scores = ranker.score_batch(part)
+            values[start:start + len(part)], knows[start:start + len(part)] = \
+                scores.values, _knows(scores)
             step(len(part))
-        fits[method] = fit_expert_probability(found, _relevant(ranker.person_ids, topics, qrels))
-    per_topic = {m: ranked_ap_rr(rankings[m], qrels, topics) for m in METHODS if m in rankings}
+        measure(method, ranker.person_ids, values, knows)
+    per_topic = {m: per_topic[m] for m in METHODS if m in per_topic}
     if measured is not None:
         measured(per_topic)
     measures = {m: p.means() for m, p in per_topic.items()}
-    measures[CHANCE] = chance_measures([len(r) for r in relevant], len(fusion.person_ids))
+    measures[CHANCE] = chance_measures([len(r) for r in relevant[id(person_ids)]], n_people)
     return {
         "held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
         "fusion": choice,
@@ -254,12 +262,17 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     }
 
 
-def _keep(block: Scores, topics: Sequence[str], rankings: dict, found: list) -> None:
-    """A block's rankings cut to DEPTH into `rankings`, and each query's scores of every person
-    (None: no known word) onto `found`."""
-    for i, topic in enumerate(topics[:len(block)]):
-        rankings[topic] = block.ranking(i, DEPTH)
-        found.append(block.values[i] if block.knows(i) else None)
+def _numbered(parts: Iterable[Sequence]) -> Iterable[tuple[int, Sequence]]:
+    """Each block of queries with the index of its first query."""
+    start = 0
+    for part in parts:
+        yield start, part
+        start += len(part)
+
+
+def _knows(scores: Scores) -> np.ndarray:
+    """Which queries of a block the method knows a word of."""
+    return np.array([scores.knows(i) for i in range(len(scores))], dtype=bool)
 
 
 DEPTH = 1000  # people per held-out ranking measured, as trec_eval's usual run depth
@@ -269,13 +282,6 @@ def _relevant(person_ids, topics, qrels) -> list[np.ndarray]:
     """Each topic's relevant people as indices into `person_ids`."""
     index = {p: i for i, p in enumerate(person_ids)}
     return [np.array([index[p] for p in qrels[t]], dtype=np.int64) for t in topics]
-
-
-def _ranking(person_ids, scores: np.ndarray | None, depth: int = DEPTH):
-    """The ranking `scores` give; nobody when the method knew no word of the query."""
-    if scores is None:
-        return ranked("", "", person_ids, np.zeros(0), (), (), 0)
-    return ranked("", "", person_ids, scores, (), (), depth)
 
 
 def held_out_map(split: HeldOut) -> Callable[[dict], float]:
