@@ -261,14 +261,25 @@ class Model2(_LanguageModelBase):
         gains = (block @ self._host_gains.columns(terms).T).tocsr()  # queries x documents: G_d
         sizes = np.diff(gains.indptr)
         query = np.repeat(np.arange(n), sizes)
-        low = lengths[query] * self.log_doc_lambda[gains.indices]  # L_d
-        high = low + gains.data
+        if self._one_lambda:  # L_d is the query's alone: shift G_d by the query's largest
+            high = gains.data.copy()
+        else:
+            high = self.log_doc_lambda[gains.indices]
+            high *= lengths[query]
+            high += gains.data  # L_d + G_d
         some = np.flatnonzero(sizes)
         top, bottom = np.zeros(n), np.zeros(n)
         if len(some):
             top[some] = np.maximum.reduceat(high, gains.indptr[some])
             bottom[some] = np.minimum.reduceat(high, gains.indptr[some])
-        shifted = np.exp(high - top[query]) * -np.expm1(-gains.data)
+        high -= top[query]
+        shifted = np.exp(high, out=high)
+        rest = np.negative(gains.data)
+        shifted *= np.expm1(rest, out=rest)
+        np.negative(shifted, out=shifted)  # exp(L_d + G_d - top) (1 - exp(-G_d))
+        if self._one_lambda:
+            top += lengths * self.log_doc_lambda[0]
+            bottom += lengths * self.log_doc_lambda[0]
         matched = (csr_matrix((shifted, gains.indices, gains.indptr), shape=gains.shape)
                    @ self._documents_people).toarray()  # queries x people
         with np.errstate(divide="ignore"):
@@ -277,12 +288,19 @@ class Model2(_LanguageModelBase):
                 part = slice(gains.indptr[q], gains.indptr[q + 1])
                 values = np.full(len(self.doc_lengths), -np.inf)
                 g = gains.data[part]
-                values[gains.indices[part]] = low[part] + g + np.log(-np.expm1(-g))
+                values[gains.indices[part]] = (lengths[q] * self.log_doc_lambda[
+                    gains.indices[part]] + g + np.log(-np.expm1(-g)))
                 people = np.flatnonzero((matched[q] <= _SAFE_MIN) & self._has_docs)
                 log_matched[q, people] = _row_log_sum_exp(self.p_doc_given_person[people],
                                                           values)
         background = block @ np.log(self.p_background[terms])  # log p(q)
         return background[:, None] + np.logaddexp(self._log_unmatched(lengths), log_matched)
+
+    @cached_property
+    def _one_lambda(self) -> bool:
+        """Whether every document has the same lambda_d (Jelinek-Mercer, or |d| alike)."""
+        return bool((self.log_doc_lambda == self.log_doc_lambda[0]).all()) if len(
+            self.log_doc_lambda) else True
 
     @cached_property
     def _host_gains(self):
