@@ -39,6 +39,7 @@ PROBLEM_KINDS = {
     "id-unmatched": "author ids that name none of the record's authors (not used)",
     "name-repaired": "author names the export cut apart or ran together, mended",
     "repeated-field": "a field given more than once in one record (the values joined)",
+    "preamble": "lines before a table's header, such as a copyright notice (not read)",
 }
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ key used twice) are both kept, the later as `key#2`, and reported.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from expert_gui.core.data.collection import CollectionBuilder
@@ -105,7 +106,7 @@ def _with_copies_ids(lists: list[list[Author]]) -> list[Author]:
     best = max(lists, key=score)
     if not any(a.ids for other in lists for a in other):
         return best
-    merged = [Author(a.name, a.ids, a.fixed) for a in best]
+    merged = [replace(a) for a in best]
     matcher = AuthorMatcher(merged)
     for other in lists:
         if other is best:

@@ -9,8 +9,9 @@
    different people even with one name. A spelling without an id joins the person with an id
    who has that name, when there is exactly one; otherwise it stays apart, reported.
 
-A person with ids is called by the best of them (`orcid:`, `scopus:`, `rid:`); others by their
-fullest spelling in lower case ("waldo-r-tobler"). The display name is the fullest spelling.
+A person with ids is called by the best of them (`orcid:`, `scopus:`, `rid:`, `openalex:`);
+others by their fullest spelling in lower case ("waldo-r-tobler"). The display name is the
+fullest spelling.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from expert_gui.core.data.formats.names import (
 from expert_gui.core.data.formats.records import Author
 from expert_gui.core.data.report import LoadReport
 
-_ID_ORDER = ("orcid:", "scopus:", "rid:")
+_ID_ORDER = ("orcid:", "scopus:", "rid:", "openalex:")
 _NOT_LETTERS = re.compile(r"[\W_]+")
 
 
@@ -235,9 +236,16 @@ def author_id(kind: str, value: str) -> str:
     return f"{kind}:{value}" if value else ""
 
 
+_OVID_ORCID = re.compile(r"^(.*?);\s*ORCID:\s*(\S+)\s*$", re.IGNORECASE)
+
+
 def named_ids(value: str) -> list[tuple[Name | None, str]]:
     """Web of Science's lists of "Name/id" (OI, RI, ORCID-Numbers, ResearcherID-Numbers), one
-    entry per ';' (or per line): each name with its ORCID or ResearcherID."""
+    entry per ';' (or per line), and Ovid's ORCIDs ("Shan, Wei; ORCID: http://orcid.org/...",
+    one a line): each name with its ORCID or ResearcherID."""
+    if "ORCID:" in value.upper():
+        return [(parse_name(m.group(1)), author_id("orcid", m.group(2)))
+                for line in value.splitlines() if (m := _OVID_ORCID.match(line.strip()))]
     out = []
     for entry in value.split(";") if ";" in value else value.splitlines():
         name, slash, ident = " ".join(entry.split()).rpartition("/")
