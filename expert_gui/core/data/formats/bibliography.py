@@ -58,7 +58,8 @@ class Bibliography:
             text = max((records[i] for i in group), key=lambda r: sum(map(len, r.text)))
             authors = _with_copies_ids([records[i].authors for i in group])
             date = max((records[i].date for i in group), key=len)
-            occurrences = [people.add(a, first.file, first.line) for a in authors]
+            occurrences = [people.add(a, first.file, first.line, len(documents))
+                           for a in authors]
             documents.append((first, text.text, occurrences, date))
         person_ids, names = people.resolve()
         used: dict[str, Record] = {}

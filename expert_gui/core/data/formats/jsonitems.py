@@ -72,13 +72,15 @@ def _value_of(text: str, pos: int, key: str, path: Path, lines: _Lines) -> int |
                 return pos
             _, pos = _decode(text, pos)
             pos = _SPACE.match(text, pos).end()
-            if text.startswith(",", pos):
-                pos = _SPACE.match(text, pos + 1).end()
+            if not text.startswith(",", pos):
+                break
+            pos = _SPACE.match(text, pos + 1).end()
     except (ValueError, RecursionError) as exc:
         raise CollectionError(path, lines(pos), f"expected a JSON object: {_why(exc)}") from None
     if text.startswith("}", pos):
         return None
-    raise CollectionError(path, lines(pos), "expected a JSON object ('\"key\": value')")
+    raise CollectionError(path, lines(pos), "expected a JSON object ('\"key\": value', "
+                                            "',' between them, '}' at its end)")
 
 
 def _array(text: str, pos: int, path: Path, report: LoadReport, lines: _Lines,

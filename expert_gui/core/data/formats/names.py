@@ -182,6 +182,8 @@ def split_run_together(cell: str) -> RunTogether:
     guess: the same letters may be one name or two.
     """
     cell = " ".join(cell.split())
+    if not cell:
+        return RunTogether([], 0, [])
     pieces: list[tuple[str, bool]] = []  # (text, whether the cut before it was after "De" ...)
     begin, word, ambiguous = 0, 0, False
     for i in range(1, len(cell)):
@@ -261,7 +263,9 @@ def name_key(name: Name) -> tuple[str, tuple[str, ...], str]:
 def compatible(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
     """Whether given names `short` may abbreviate `full`: word by word, an initial matches a
     name with that first letter, a full name only itself ("W. R." and "Waldo R.", "W." and
-    "Waldo Rudolph")."""
+    "Waldo Rudolph"); every word of `short` has its match ("J. F." is not "Jun")."""
+    if len(short) > len(full):
+        return False
     for a, b in zip(short, full, strict=False):
         if len(a) == 1 or len(b) == 1:
             if a[0] != b[0]:

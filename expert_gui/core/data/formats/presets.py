@@ -32,7 +32,13 @@ from expert_gui.core.data.formats.names import (
     split_names,
     split_run_together,
 )
-from expert_gui.core.data.formats.people import attach_named_ids, author_id, named_ids
+from expert_gui.core.data.formats.people import (
+    attach_affiliations,
+    attach_named_ids,
+    author_id,
+    named_affiliations,
+    named_ids,
+)
 from expert_gui.core.data.formats.records import (
     Author,
     Record,
@@ -63,6 +69,9 @@ JOURNAL_COLUMNS = ("source title", "publication title", "journal", "so", "bookti
                    "secondary title", "journal title")
 SCOPUS_ID_COLUMNS = ("author(s) id",)
 NAMED_ID_COLUMNS = ("oi", "ri", "orcids", "researcher ids", "ao")
+# Addresses that start with their authors: WoS's "[Name; Name] Address", Embase's "(Name; Name)
+# Address", Ovid's "(Family, Family) Address".
+ADDRESS_COLUMNS = ("c1", "addresses", "author addresses", "in")
 _SCOPUS_NAME = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
 
 
@@ -212,6 +221,8 @@ class RowReader:
                                                LAST_PAGE_COLUMNS, VOLUME_COLUMNS,
                                                JOURNAL_COLUMNS, SCOPUS_ID_COLUMNS))
         self.named_ids = [index[c] for c in cells if c.lower() in NAMED_ID_COLUMNS]
+        self.addresses = at(ADDRESS_COLUMNS)
+        self.families_only = self.addresses is not None and cells[self.addresses].lower() == "in"
         self.path, self.clean, self.report = path, clean, report
         self.stem = path.replace("\\", "/").rsplit("/", 1)[-1].split(".")[0]
         self.run_together = [0, 0, 0, 0]  # lists, names, cuts, guesses (people run together)
@@ -289,6 +300,9 @@ class RowReader:
         authors = [Author(n, (author_id("scopus", i),) if i.isdigit() else ())
                    for n, i in zip(names, ids or [""] * len(names), strict=True)
                    if n is not None]
+        if self.addresses is not None and row[self.addresses].strip():
+            attach_affiliations(authors, named_affiliations(row[self.addresses],
+                                                            self.families_only))
         pairs = [p for k in self.named_ids if row[k].strip() for p in named_ids(row[k])]
         unmatched = attach_named_ids(authors, pairs) if pairs else []  # one matcher per row
         if unmatched:

@@ -24,6 +24,8 @@ _INLINE_TAGS = ("i", "b", "u", "em", "strong", "sup", "sub", "sc", "bold", "ital
                 "br", "p", "span", "a", "yen", "scp", "tt", "small", "big", "ovl", "uline")
 _TAG = re.compile(r"</?(?:" + "|".join(_INLINE_TAGS) + r"|mml:[a-z]+|jats:[a-z\-]+)"
                   r"(?:\s[^<>]{0,200})?/?>", re.IGNORECASE)
+# Tags that end a block of text (a paragraph, JATS's title of an abstract): a space, not nothing.
+_BLOCK_TAG = re.compile(r"</?(?:p|br|jats:[a-z\-]+)\b", re.IGNORECASE)
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
 
@@ -76,12 +78,16 @@ class TextCleaner:
         if "&" in text:
             text = decode_entities(text)
         if "<" in text:
-            text = _TAG.sub("", text)
+            text = _TAG.sub(_tag_gap, text)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if "  " in text or "\t" in text or "\u00a0" in text:
             text = _SPACES.sub(" ", text)
         return text.strip()
+
+
+def _tag_gap(tag: re.Match) -> str:
+    return " " if _BLOCK_TAG.match(tag.group()) else ""
 
 
 def decode_entities(text: str) -> str:

@@ -23,7 +23,7 @@ from expert_gui.core.data.formats.bibliography import Bibliography, read_export
 from expert_gui.core.data.formats.names import parse_name, split_names
 from expert_gui.core.data.formats.reading import Progress, file_state, own_authors_file
 from expert_gui.core.data.formats.records import Author, Record, line_id, normal_doi
-from expert_gui.core.data.formats.sniff import export_kind
+from expert_gui.core.data.formats.sniff import export_kind, head_text
 from expert_gui.core.data.formats.tagged import Fields, first, tagged_records, values
 
 NAME = "refer"
@@ -48,15 +48,15 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 
 
 def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> None:
-    records = tagged_records(path, bibliography.report, progress, _TAG, frozenset("0R"),
-                             "EndNote ('%0 Journal Article', '%T ...') or ADS ('%R bibcode') "
-                             "tagged records")
-    ads = None  # EndNote records start at %0, ADS records at %R (in EndNote, %R is the DOI)
-    for line, fields in records:
-        if ads is None:
-            ads = fields[0][0] == "R"
-        elif not ads and fields[0][0] == "R":
-            fields = [["0", ""], *fields]  # an EndNote record whose %0 is missing
+    # EndNote's records start at %0, ADS's at %R (in EndNote, %R is the DOI): the first tag
+    # of the file says which
+    first_tag = next((m.group(1) for line in head_text(path).splitlines()
+                      if (m := _TAG.match(line.strip()))), "0")
+    ads = first_tag == "R"
+    for line, fields in tagged_records(path, bibliography.report, progress, _TAG,
+                                       frozenset(first_tag if ads else "0"),
+                                       "EndNote ('%0 Journal Article', '%T ...') or ADS "
+                                       "('%R bibcode') tagged records"):
         bibliography.add((_ads if ads else _endnote)(fields, path, line, bibliography))
 
 
