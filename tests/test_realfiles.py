@@ -133,3 +133,32 @@ def test_exports_of_one_search_in_one_folder(tmp_path, parts, documents):
     c = load_collection(tmp_path, use_cache=False)
     assert c.report.format == "exports" and c.n_documents == documents
     assert c.report.counts["duplicates merged"] == c.report.counts["records"] - documents
+
+
+def messages(c, kind):
+    return [p.message for p in c.report.problems if p.kind == kind]
+
+
+def test_the_people_issue_30_names():
+    wos = load_collection(REALFILES / "wos-plain/savedrecs.txt", use_cache=False)
+    assert [n for n in wos.person_names if "Brodie" in n] == ["Jedediah F. Brodie"]
+    assert any(m.startswith("«Jedediah Brodie» taken as «Jedediah F. Brodie»") and
+               "the affiliation «univ montana»" in m for m in messages(wos, "merged-names"))
+    scopus = load_collection(REALFILES / "scopus-csv-2021/scopus.csv", use_cache=False)
+    assert any(m.startswith("«W.R. Tobler» is 2 people by their author ids (scopus:55944307900, "
+                            "scopus:7006438074)") for m in messages(scopus, "likely-duplicate"))
+    scholar = load_collection(REALFILES / "enw-googlescholar/citations.enw", use_cache=False)
+    assert messages(scholar, "likely-duplicate") == [
+        "«Thobias Sarbuan» and «Thobias Sarbunan» differ by one letter of the family name: kept "
+        "apart, perhaps one person misspelt"]
+
+
+@pytest.mark.parametrize("path, guesses, certain", [
+    ("springer-csv-2023/SearchResults.csv", 3, "99.8%"),
+    ("springer-csv-2016/SearchResults.csv", 9, "99.5%"),
+    ("springer-csv-chapters/springer.csv", 24, "99.1%")])
+def test_how_sure_the_split_of_springer_names_is(path, guesses, certain):
+    c = load_collection(REALFILES / path, use_cache=False)
+    *each, summary = messages(c, "name-repaired")
+    assert len(each) == guesses and f"{guesses} of these cuts and joins are guesses" in summary
+    assert summary.endswith(f"so {certain} are certain")
