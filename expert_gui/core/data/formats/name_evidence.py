@@ -27,6 +27,10 @@ _NOT_WORD = re.compile(r"[\W_]+")
 # The shortest family names compared letter by letter for a likely misspelling ("Sarbunan" and
 # "Sarbuan"): shorter ones differ by a letter too often to say anything ("Wang", "Wan").
 MIN_FAMILY_LETTERS = 5
+# Names compared with one another at most, among those of one shape (a family and first given
+# name, or a family less a letter): more say nothing of any two, and comparing all pairs of
+# thousands would take hours.
+LOOKED_AT = 64
 
 
 def institution(affiliation: str) -> str:
@@ -73,20 +77,23 @@ class Evidence:
 def near_families(people: dict[str, tuple]) -> list[tuple[str, str]]:
     """Pairs of people (ids) with the same full given names whose family names of at least
     `MIN_FAMILY_LETTERS` letters differ by one letter left out, added or changed ("Sarbunan",
-    "Sarbuan"). `people` maps an id to its name key. Each pair once, in id order."""
+    "Sarbuan"), when no third person of those given names has a family of that shape. `people`
+    maps an id to its name key. Each pair once, in id order."""
     by_variant: dict[tuple, list[str]] = defaultdict(list)
     for pid, (family, given, suffix) in people.items():
-        if len(family) < MIN_FAMILY_LETTERS or not given or any(len(w) < 2 for w in given):
+        if len(family) < MIN_FAMILY_LETTERS or not family.isalpha() or not given \
+                or any(len(w) < 2 for w in given):
             continue
         for k in range(-1, len(family)):  # the family itself, and it with one letter left out
             variant = family if k < 0 else family[:k] + family[k + 1:]
             by_variant[(given, suffix, variant)].append(pid)
     pairs = set()
     for ids in by_variant.values():
-        for i, a in enumerate(ids):
-            for b in ids[i + 1:]:
-                if a != b and _one_letter_apart(people[a][0], people[b][0]):
-                    pairs.add((min(a, b), max(a, b)))
+        # two people alone share the shape: a third says it is a common one ("Wang", "Wan")
+        if len(set(ids)) == 2:
+            a, b = sorted(set(ids))
+            if _one_letter_apart(people[a][0], people[b][0]):
+                pairs.add((a, b))
     return sorted(pairs)
 
 

@@ -106,12 +106,15 @@ def _abstract(index, path: Path, line: int, bibliography: Bibliography) -> str:
     if not isinstance(index, dict):
         return ""
     at: dict[int, str] = {}
+    past = 0
     for word, positions in index.items():
         for p in positions if isinstance(positions, list) else ():
             if isinstance(p, int) and not isinstance(p, bool) and 0 <= p < MAX_ABSTRACT_WORDS:
                 at[p] = word
-            elif isinstance(p, int):
-                bibliography.report.add("malformed-record", path, line, "an abstract word at "
-                                        f"position {p}, past the {MAX_ABSTRACT_WORDS:,} read; "
-                                        "left out")
+            else:
+                past += 1
+    if past:
+        bibliography.report.add("malformed-record", path, line, f"{past:,} abstract words at "
+                                "positions that are no number from 0 to "
+                                f"{MAX_ABSTRACT_WORDS - 1:,}; left out")
     return " ".join(at[p] for p in sorted(at))

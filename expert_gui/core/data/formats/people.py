@@ -20,7 +20,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from expert_gui.core.data.formats.name_evidence import Evidence, near_families
+from expert_gui.core.data.formats.name_evidence import LOOKED_AT, Evidence, near_families
 from expert_gui.core.data.formats.names import (
     Name,
     compatible,
@@ -186,7 +186,7 @@ class People:
                 groups.setdefault((k[0], k[1][0], k[2]), []).append(k)
         canon: dict[tuple, tuple] = {}
         for group in groups.values():
-            if len(group) < 2:
+            if not 1 < len(group) <= LOOKED_AT:
                 continue
             for k in sorted(group, key=lambda k: (-len(k[1]), -_letters(k))):  # fullest first
                 fuller = {canon.get(f, f) for f in group if _extends(f, k)}

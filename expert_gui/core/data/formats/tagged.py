@@ -27,7 +27,7 @@ def tagged_records(path: Path, report: LoadReport, progress: Progress, tag: re.P
     """(line where the record starts, its fields) for each record; `tag` matches a line's tag
     (group 1) and value (group 2); `expected` says what a record looks like, for the error when
     the file holds none."""
-    fields: Fields | None = None
+    fields: list[tuple[str, list[str]]] | None = None  # a value's lines, joined at the end
     start, stray, found = 0, None, False
     for line, text in read_lines(path, report, progress):
         text = text.rstrip("\r\n")
@@ -36,21 +36,21 @@ def tagged_records(path: Path, report: LoadReport, progress: Progress, tag: re.P
         m = tag.match(text)
         if m is None:
             if fields:
-                fields[-1][1] = _go_on(fields[-1][1], text.strip())
+                fields[-1][1].append(text.strip())
             elif stray is None:
                 stray = line
             continue
         name, value = m.group(1), (m.group(2) or "").strip()
         if name in starts:
             if fields is not None:
-                yield start, fields
+                yield start, _joined(fields)
             fields, start, found = [], line, True
         if fields is not None:
-            fields.append([name, value])
+            fields.append((name, [value]))
         elif stray is None:
             stray = line
     if fields is not None:
-        yield start, fields
+        yield start, _joined(fields)
     if not found:
         raise CollectionError(path, stray or 1, f"expected {expected}")
     if stray is not None:
@@ -58,10 +58,19 @@ def tagged_records(path: Path, report: LoadReport, progress: Progress, tag: re.P
                                                     "this line)")
 
 
-def _go_on(value: str, more: str) -> str:
-    if len(value) > 1 and value.endswith("-") and value[-2].isalpha() and more[:1].islower():
-        return value + more
-    return f"{value} {more}" if value else more
+def _joined(fields: list[tuple[str, list[str]]]) -> Fields:
+    """Each field's lines as one value: joined by a space, or by nothing after a hyphen that
+    ends a word when a lower-case letter follows."""
+    out = []
+    for name, lines in fields:
+        parts = lines[:1]
+        for more in lines[1:]:
+            last = parts[-1]
+            glued = len(last) > 1 and last.endswith("-") and last[-2].isalpha() and \
+                more[:1].islower()
+            parts.append(more if glued or not last else " " + more)
+        out.append([name, "".join(parts)])
+    return out
 
 
 def values(fields: Fields, *tags: str) -> list[str]:
