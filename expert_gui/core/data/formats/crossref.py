@@ -42,10 +42,6 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
     clean = bibliography.cleaner(path)
     for item, line in json_items(path, bibliography.report, progress, "Crossref works",
                                  ("message", "items")):
-        if not isinstance(item, dict):
-            bibliography.report.add("malformed-record", path, line, "expected a Crossref work "
-                                    f"(a JSON object), found {type(item).__name__}")
-            continue
         get = partial(get_text, item)
         title = clean(": ".join(t for t in (get("title"), get("subtitle")) if t))
         doi = normal_doi(get("DOI"))

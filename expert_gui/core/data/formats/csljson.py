@@ -41,11 +41,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 
 def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> None:
     for item, line in json_items(path, bibliography.report, progress, "CSL items"):
-        if isinstance(item, dict):
-            bibliography.add(_record(item, path, line, bibliography))
-        else:
-            bibliography.report.add("malformed-record", path, line, "expected a CSL item (a JSON "
-                                    f"object), found {type(item).__name__}")
+        bibliography.add(_record(item, path, line, bibliography))
 
 
 def _record(item: dict, path: Path, line: int, bibliography: Bibliography) -> Record:

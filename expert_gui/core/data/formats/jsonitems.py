@@ -22,11 +22,11 @@ _DECODER = json.JSONDecoder()
 
 
 def json_items(path: Path, report: LoadReport, progress: Progress, what: str,
-               where: tuple[str, ...] = ()) -> Iterator[tuple[object, int]]:
+               where: tuple[str, ...] = ()) -> Iterator[tuple[dict, int]]:
     """(item, line) for each item of the array at the keys `where` of the top object, or of a
     top-level array. An object on that way that lacks the next key is itself the one item (a
-    single OpenAlex work, a Crossref `message` that is one work). `what` names the items, for
-    errors."""
+    single OpenAlex work, a Crossref `message` that is one work). An item that is no object is
+    reported and passed over. `what` names the items, for the report ("CSL items")."""
     data = read_regular(path, CollectionError)
     text = decode_bytes(data, path, report)
     progress.advance(len(data), f"reading {path.name}")
@@ -42,14 +42,19 @@ def json_items(path: Path, report: LoadReport, progress: Progress, what: str,
         pos = found
     if not text.startswith("[", pos):
         raise CollectionError(path, lines(pos), f"expected a JSON array of {what} ('[')")
-    yield from _array(text, pos + 1, path, report, lines, what)
+    for item, line in _array(text, pos + 1, path, report, lines):
+        if isinstance(item, dict):
+            yield item, line
+        else:
+            report.add("malformed-record", path, line, f"expected one of the {what} (a JSON "
+                                                       f"object), found {type(item).__name__}")
 
 
 def _decode(text: str, pos: int) -> tuple[object, int]:
     return _DECODER.raw_decode(text, pos)
 
 
-def _whole(text: str, pos: int, path: Path, lines: _Lines, what: str) -> object:
+def _whole(text: str, pos: int, path: Path, lines: _Lines, what: str) -> dict:
     try:
         return _decode(text, pos)[0]
     except (ValueError, RecursionError) as exc:
@@ -83,8 +88,8 @@ def _value_of(text: str, pos: int, key: str, path: Path, lines: _Lines) -> int |
                                             "',' between them, '}' at its end)")
 
 
-def _array(text: str, pos: int, path: Path, report: LoadReport, lines: _Lines,
-           what: str) -> Iterator[tuple[object, int]]:
+def _array(text: str, pos: int, path: Path, report: LoadReport,
+           lines: _Lines) -> Iterator[tuple[object, int]]:
     indent = None  # what starts an item's line: where to go on after a damaged item
     while True:
         pos = _SPACE.match(text, pos).end()

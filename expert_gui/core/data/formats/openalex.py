@@ -48,11 +48,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> None:
     for item, line in json_items(path, bibliography.report, progress, "OpenAlex works",
                                  ("results",)):
-        if isinstance(item, dict):
-            bibliography.add(_record(item, path, line, bibliography))
-        else:
-            bibliography.report.add("malformed-record", path, line, "expected an OpenAlex work "
-                                    f"(a JSON object), found {type(item).__name__}")
+        bibliography.add(_record(item, path, line, bibliography))
 
 
 def _record(work: dict, path: Path, line: int, bibliography: Bibliography) -> Record:
