@@ -1,9 +1,12 @@
 """Who is who across a whole collection of records: name spellings and author ids -> people.
 
 1. Spellings with one key (names.py: "Tobler W." = "Tobler, W" = "W. Tobler") are one person.
-2. A spelling of initials only ("Tobler, W.", "Bruna, EM") joins the full spelling of its family
-   name that it abbreviates ("Tobler, Waldo R."), when the collection holds exactly one such;
-   two full spellings never merge, and a bare family name joins nothing. Each join is reported.
+2. A full spelling joins the one fuller spelling of its family and first name that extends it
+   ("Jedediah Brodie", "Jedediah F. Brodie") when the two share an affiliation or a co-author
+   (name_evidence.py); a spelling of initials only ("Tobler, W.", "Bruna, EM") joins the full
+   spelling of its family name that it abbreviates ("Tobler, Waldo R."), every initial used,
+   when the collection holds exactly one such; a bare family name joins nothing. Each join is
+   reported, and so is each pair kept apart that may be one person (likely duplicates).
 3. Author ids beat names: ids given together (a WoS author's ORCID and ResearcherID, or the ids
    of one author in two exports of one paper) are one person, and people with different ids are
    different people even with one name. A spelling without an id joins the person with an id
@@ -179,7 +182,8 @@ class People:
     def _variants(self, first: dict[tuple, int], evidence: Evidence) -> dict[tuple, tuple]:
         """Full spellings that a fuller one of the same first name extends ("Jedediah Brodie",
         "Jedediah F. Brodie") -> that one, when it is the only one and the two share an
-        affiliation or a co-author; else both are kept and reported as likely one person."""
+        affiliation or a co-author; else both are kept and reported as likely one person.
+        Among at most LOOKED_AT spellings of one family and first name."""
         groups: dict[tuple, list[tuple]] = {}
         for k in first:
             if k[1] and len(k[1][0]) > 1:
