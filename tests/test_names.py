@@ -58,6 +58,9 @@ def test_spellings_of_one_person_have_one_key():
     ("Terra M.; Baklola M.", "comma", ["Terra M.", "Baklola M."]),
     ("Van Gysel, Christophe; de Rijke, Maarten", "names",
      ["Van Gysel, Christophe", "de Rijke, Maarten"]),
+    ("Shan W.\n\nMao X.\r\n\r\nWang Q.", "names", ["Shan W.", "Mao X.", "Wang Q."]),  # Ovid
+    ("Rocle, N., Rey-Valette, H.\nTobler W.", "comma", ["Rocle, N.", "Rey-Valette, H.",
+                                                        "Tobler W."]),
 ])
 def test_author_lists(cell, style, names):
     assert split_names(cell, style) == names

@@ -62,7 +62,7 @@ COLLECTION_FILE_FILTERS = (
     "PubMed: MEDLINE, XML or CSV (*.nbib *.txt *.medline *.xml *.csv)",
     "Scopus, Lens, IEEE, Publish or Perish, Zotero, Embase, Ovid, SpringerLink, ACM CSV (*.csv)",
     "CSL-JSON, OpenAlex, Crossref (*.json)",
-    "EndNote: XML or tagged; RefWorks, NASA ADS tagged (*.xml *.enw *.txt)",
+    "EndNote XML or tagged, RefWorks and NASA ADS tagged (*.xml *.enw *.txt)",
     "Zotero RDF (*.rdf)",
     "Tables of publications with text and authors columns (*.csv *.tsv *.xlsx)",
     "TREC documents (*.trec *.xml *.txt *.gz)",

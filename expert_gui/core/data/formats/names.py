@@ -116,7 +116,11 @@ def name_from_parts(family: str, given: str = "", suffix: str = "") -> Name | No
 def split_names(cell: str, style: str = "names") -> list[str]:
     """The names of an authors cell: split on ';' or '|' ("names"), or, for "comma" (old Scopus
     "Rocle, N., Rey-Valette, H.", Publish or Perish "Q Yang, W Tobler", PubMed "Lai Z, Shi SY"),
-    on commas, where a piece of initials only belongs to the family name before it."""
+    on commas, where a piece of initials only belongs to the family name before it. A cell of
+    several lines (Ovid's, a blank line between two names) is split at its line breaks first:
+    no name runs over two lines."""
+    if "\n" in cell or "\r" in cell:
+        return [n for line in cell.splitlines() for n in split_names(line, style)]
     if style != "comma" or _LIST_SEPARATORS.search(cell):
         return [n.strip() for n in _LIST_SEPARATORS.split(cell) if n.strip()]
     out: list[str] = []
@@ -142,11 +146,6 @@ def split_and(cell: str) -> list[str]:
     from bibtexparser.middlewares.names import split_multiple_persons_names
 
     return [n.strip() for n in split_multiple_persons_names(cell) if n.strip()]
-
-
-def split_lines(cell: str) -> list[str]:
-    """The names of a list written one a line (Ovid's, a blank line between two names)."""
-    return [n.strip() for n in cell.splitlines() if n.strip()]
 
 
 # The start of a family name whose next letter is a capital ("McCarty", "MacKenzie"): in names

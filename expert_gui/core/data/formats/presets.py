@@ -28,7 +28,6 @@ from expert_gui.core.data.formats.delimited import DATE_COLUMNS, DOC_ID_COLUMNS,
 from expert_gui.core.data.formats.names import (
     parse_name,
     split_and,
-    split_lines,
     split_names,
     split_run_together,
 )
@@ -52,11 +51,10 @@ from expert_gui.core.data.report import LoadReport
 
 PEOPLE_COLUMNS = ("people", "authors", "author", "creators", "persons", "experts", "person_ids")
 # How a people column writes its people, and how the app says so.
-PEOPLE_STYLES = {"names": "names, split on ; or |",
+PEOPLE_STYLES = {"names": "names, split on ; or | (or a line each)",
                  "comma": "names, split on commas (Tobler W., Yoo E.-H.)",
                  "scopus": "Scopus: name (author id)", "ids": "ids, split on ; or |",
                  "and": "names joined by \"and\" (ACM, BibTeX)",
-                 "lines": "names, one a line (Ovid)",
                  "run-together": "names run together (SpringerLink: Ann SmithBo Li)"}
 # Header names (in lower case) of the columns that tell papers and authors apart.
 TITLE_COLUMNS = ("title", "ti", "document title", "article title", "item title")
@@ -128,7 +126,7 @@ PRESETS = {
     "embase": TableColumns(text=("Title", "Abstract", "Author Keywords"), people="Author Names",
                            people_style="comma", id="PUI", preset="embase",
                            date="Publication Year"),
-    "ovid": TableColumns(text=("TI", "AB", "KW"), people="AU", people_style="lines", id="UI",
+    "ovid": TableColumns(text=("TI", "AB", "KW"), people="AU", id="UI",
                          preset="ovid", date="YR"),
     "springer": TableColumns(text=("Item Title",), people="Authors", people_style="run-together",
                              id="Item DOI", preset="springer", date="Publication Year"),
@@ -275,8 +273,6 @@ class RowReader:
             written = self._run_together(cell, line)
         elif style == "and":
             written = split_and(cell)
-        elif style == "lines":
-            written = split_lines(cell)
         else:
             written = split_names(cell, "comma" if style == "comma" else "names")
         if style == "ids":
