@@ -10,6 +10,7 @@ authors (a consortium paper's thousands say nothing about any two of them).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -33,6 +34,7 @@ MIN_FAMILY_LETTERS = 5
 LOOKED_AT = 64
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def institution(affiliation: str) -> str:
     """The institution an affiliation names, folded to its words ("" for none)."""
     parts = [p.strip() for p in _PARTS.split(affiliation) if p.strip()]

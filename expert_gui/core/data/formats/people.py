@@ -123,7 +123,7 @@ class People:
         for i, k in enumerate(keys):
             if k is not None:
                 first.setdefault(k, i)
-        canon = self._variants(first, self._evidence(keys))
+        canon = self._variants(first, keys)
         canon.update(self._abbreviations(first, canon))
         parent: dict[str, str] = {}
 
@@ -166,20 +166,24 @@ class People:
         self._report_namesakes(by_key, ambiguous, first, person_ids, keys)
         return person_ids, names
 
-    def _evidence(self, keys: list) -> Evidence:
-        """Each name's affiliations and co-authors, paper by paper."""
+    def _evidence(self, keys: list, wanted: set[tuple]) -> Evidence:
+        """The affiliations and co-authors of the names `wanted`, paper by paper (only theirs:
+        most names are never compared)."""
         evidence = Evidence()
         papers: dict[object, list[int]] = {}
+        touched: set[object] = set()
         for i, o in enumerate(self._occurrences):
             if keys[i] is not None:
                 papers.setdefault(o.doc, []).append(i)
-        for members in papers.values():
+                if keys[i] in wanted:
+                    touched.add(o.doc)
+        for members in (papers[doc] for doc in touched):
             authors = [self._occurrences[i].author for i in members]
             evidence.add_document([keys[i] for i in members], [a.affiliations for a in authors],
                                   [a.ids for a in authors])
         return evidence
 
-    def _variants(self, first: dict[tuple, int], evidence: Evidence) -> dict[tuple, tuple]:
+    def _variants(self, first: dict[tuple, int], keys: list) -> dict[tuple, tuple]:
         """Full spellings that a fuller one of the same first name extends ("Jedediah Brodie",
         "Jedediah F. Brodie") -> that one, when it is the only one and the two share an
         affiliation or a co-author; else both are kept and reported as likely one person.
@@ -188,10 +192,10 @@ class People:
         for k in first:
             if k[1] and len(k[1][0]) > 1:
                 groups.setdefault((k[0], k[1][0], k[2]), []).append(k)
+        compared = [g for g in groups.values() if 1 < len(g) <= LOOKED_AT]
+        evidence = self._evidence(keys, {k for g in compared for k in g})
         canon: dict[tuple, tuple] = {}
-        for group in groups.values():
-            if not 1 < len(group) <= LOOKED_AT:
-                continue
+        for group in compared:
             for k in sorted(group, key=lambda k: (-len(k[1]), -_letters(k))):  # fullest first
                 fuller = {canon.get(f, f) for f in group if _extends(f, k)}
                 if not fuller:
