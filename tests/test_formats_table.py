@@ -62,13 +62,17 @@ def test_in_a_folder_or_renamed_documents_csv(fixtures, tmp_path):
                                         "marcel-worring"]
 
 
-def test_a_folder_is_read_by_its_own_table_not_one_in_a_subfolder(fixtures, tmp_path):
-    (tmp_path / "a").mkdir()  # sorts before the table: still only the folder's own files count
-    shutil.copy(fixtures / TABLES / "publications.csv", tmp_path / "a" / "old.csv")
+def test_a_table_beside_a_subfolder_of_tables_is_a_folder_of_exports(fixtures, tmp_path):
+    # issue 30: a sub-folder per download is read too; alone, the folder's table is the table
     shutil.copy(fixtures / TABLES / "publications.csv", tmp_path / "pubs.csv")
+    assert load_collection(tmp_path, use_cache=False).report.format == "table"
+    (tmp_path / "a").mkdir()  # sorts before the table
+    shutil.copy(fixtures / TABLES / "publications.csv", tmp_path / "a" / "old.csv")
     c = load_collection(tmp_path, use_cache=False)
-    assert c.report.format == "table"
-    assert c.report.files == [str((tmp_path / "pubs.csv").resolve())]
+    assert c.report.format == "exports"
+    assert c.report.files == [str((tmp_path / f).resolve()) for f in ("pubs.csv", "a/old.csv")]
+    # the copies merge by title and year, but for "Orphan record": two words tell no paper
+    assert c.n_documents == 5 and c.report.counts["duplicates merged"] == 3
 
 
 def test_tsv_with_an_id_column_and_pipe_separated_people(tmp_path):

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.data.formats import FORMATS
 from expert_gui.core.data.formats.folder import DOCUMENT_FILES
-from expert_gui.core.data.formats.presets import PRESETS, TableColumns, fit
+from expert_gui.core.data.formats.presets import PEOPLE_STYLES, PRESETS, TableColumns, fit
 from expert_gui.core.data.formats.table import TablePreview, is_table_file, table_file
 from expert_gui.core.data.formats.table import preview as preview_table
 from expert_gui.gui.dialogs import show_error
@@ -35,9 +35,7 @@ GENERATED = "(none: the file's name and the row's line)"
 UNDATED = "(none: undated)"
 CUSTOM = "Custom"
 MAX_WIDTH = 260  # pixels of a preview column, at first
-STYLES = {"names": "names, split on ; or |",
-          "comma": "names, split on commas (Tobler W., Yoo E.-H.)",
-          "scopus": "Scopus: name (author id)", "ids": "ids, split on ; or |"}
+STYLES = PEOPLE_STYLES
 
 
 class TableColumnsDialog(QDialog):

@@ -56,13 +56,14 @@ QREL_FILES = ("qrels.txt", "qrels.dev.txt")
 # folder (which opens the folder). Detection goes by content, so "All files" stays offered.
 COLLECTION_FILE_FILTERS = (
     "Collection files (*.bib *.ris *.csv *.tsv *.xlsx *.txt *.ciw *.nbib *.medline *.xml "
-    "*.json *.trec *.gz documents.* associations.* people.*)",
+    "*.json *.rdf *.enw *.trec *.gz documents.* associations.* people.*)",
     "BibTeX or RIS (*.bib *.ris)",
     "Web of Science: plain text or tab-delimited (*.txt *.ciw *.csv)",
     "PubMed: MEDLINE, XML or CSV (*.nbib *.txt *.medline *.xml *.csv)",
-    "Scopus, Lens, IEEE, Publish or Perish, Zotero CSV (*.csv)",
-    "CSL-JSON: Zotero, Mendeley, Pandoc (*.json)",
-    "EndNote XML (*.xml)",
+    "Scopus, Lens, IEEE, Publish or Perish, Zotero, Embase, Ovid, SpringerLink, ACM CSV (*.csv)",
+    "CSL-JSON, OpenAlex, Crossref (*.json)",
+    "EndNote XML or tagged, RefWorks and NASA ADS tagged (*.xml *.enw *.txt)",
+    "Zotero RDF (*.rdf)",
     "Tables of publications with text and authors columns (*.csv *.tsv *.xlsx)",
     "TREC documents (*.trec *.xml *.txt *.gz)",
     "A file of a collection folder (documents.* associations.* people.*)",
