@@ -9,11 +9,14 @@ a mouse wheel over the form, once trained a model that never moved from its init
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
+
+from expert_gui.core import schema
+from expert_gui.core.data.inputs import read_regular
+from expert_gui.core.errors import InputFileError
 
 OPTIMIZERS = ("adadelta", "adam")
 DEVICES = ("auto", "cpu", "cuda", "mps")
@@ -50,27 +53,46 @@ class Range:
         return "a finite number"
 
 
+# Every number has an upper bound too, by what a machine can hold or a run can use: a value
+# past it (`--dim 1000000000`, `--window 100000000`) used to end in a failed allocation's
+# traceback. What a run needs for its collection is checked before it starts (memory.py).
 RANGES: dict[str, Range] = {
-    "window": Range(1, why="a training instance holds at least one word"),
-    "dim": Range(1, why="an embedding has at least one dimension"),
-    "batch_size": Range(1, why="a step needs at least one instance"),
-    "l2": Range(0, why="a negative penalty would reward large weights"),
-    "learning_rate": Range(0, why="0 means the optimiser's own default"),
+    "window": Range(1, 1024, why="a training instance holds at least one word; each instance "
+                                 "holds n word ids, and n-grams of a thousand words are whole "
+                                 "documents, not contexts"),
+    "dim": Range(1, 8192, why="an embedding has at least one dimension; the widest word vectors "
+                              "in use have 4,096, and each of the |V| + |C| vectors is held four "
+                              "times in training (weights, gradients, the optimiser's two "
+                              "averages): 2^16 words at 8,192 take 8 GiB"),
+    "batch_size": Range(1, 1 << 20, why="a step needs at least one instance, and holds a "
+                                        "batch x candidate-chunk matrix of scores"),
+    "l2": Range(0, 100, why="a negative penalty would reward large weights; one of 100 "
+                            "outweighs any loss and drives every weight to 0"),
+    "learning_rate": Range(0, 100, why="0 means the optimiser's own default (1 for Adadelta, "
+                                       "0.001 for Adam); steps 100 times Adadelta's diverge"),
     "rho": Range(0, 1, True, True, why="Adadelta's decay averages old and new squared "
                                         "gradients; at 0 or 1 one of them is ignored"),
     "eps": Range(0, 1, True, True, why="Adadelta's step is sqrt(E[dx^2] + eps) / sqrt(E[g^2] "
                                         "+ eps) times the gradient: at eps = 0 it never moves"),
-    "epochs": Range(1, why="training passes over the instances at least once"),
+    "epochs": Range(1, 10_000, why="training passes over the instances at least once; the "
+                                   "paper trains 1 epoch, DPDK's best is 5, and each epoch is "
+                                   "kept in the model's history"),
     "validation_fraction": Range(0, 1, high_open=True,
                                  why="a share of the instances; all of them would leave none "
                                      "to train on"),
-    "patience": Range(1, why="early stopping waits at least one epoch"),
-    "seed": Range(0, why="numpy's and torch's seeds are non-negative"),
-    "checkpoint_every": Range(0, why="steps between checkpoints (0: none by steps)"),
-    "checkpoint_minutes": Range(0, why="minutes of training between checkpoints (0: none by "
-                                       "time)"),
-    "candidate_chunk": Range(1, why="a chunk holds at least one candidate"),
-    "threads": Range(0, why="0 means torch's default"),
+    "patience": Range(1, 10_000, why="early stopping waits at least one epoch, and at most as "
+                                     "many as a run may have"),
+    "seed": Range(0, 2**63 - 1, why="numpy's and torch's seeds are non-negative 64-bit "
+                                    "integers"),
+    "checkpoint_every": Range(0, 2**31 - 1, why="steps between checkpoints (0: none by "
+                                                "steps); a run counts at most 2^31 steps "
+                                                "between two"),
+    "checkpoint_minutes": Range(0, 525_600, why="minutes of training between checkpoints (0: "
+                                                "none by time); at most a year"),
+    "candidate_chunk": Range(1, 1 << 20, why="a chunk holds at least one candidate, and a "
+                                             "step holds a batch x chunk matrix of scores"),
+    "threads": Range(0, 1024, why="0 means torch's default; no machine this runs on has more "
+                                  "than 1,024 cores"),
 }
 
 
@@ -193,6 +215,9 @@ _DEFAULTS = {f.name: f.default for f in fields(TrainSettings)}
 
 
 SUGGESTED_SETTINGS_FILE = "train_settings.json"
+# A settings file names a few dozen numbers; one larger than this is not one (and is not read
+# whole: someone else may have put a 10 GB file there).
+MAX_SETTINGS_BYTES = 1 << 16
 PAPER_DEFAULTS = "the paper's defaults (section 4.4)"
 
 
@@ -229,14 +254,19 @@ def suggested_settings(source: str | Path, base: TrainSettings = TrainSettings()
     if path is None:
         return SuggestedSettings(base, PAPER_DEFAULTS, {})
     try:
-        values = json.loads(path.read_text(encoding="utf-8"))
+        data = read_regular(path, InputFileError, MAX_SETTINGS_BYTES + 1)
+        if len(data) > MAX_SETTINGS_BYTES:
+            raise ValueError(f"larger than {MAX_SETTINGS_BYTES // 1024} KiB, the most a "
+                             "settings file holds; not read")
+        values = schema.parse(data)
         if not isinstance(values, dict):
             raise ValueError("expected a JSON object of training settings")
         known = {f.name for f in fields(TrainSettings)}
         used = {k: v for k, v in values.items() if k in known}
         settings = replace(base, **used)
-    except (OSError, ValueError, TypeError) as exc:
-        return SuggestedSettings(base, PAPER_DEFAULTS, {}, f"ignored {path}: {exc}")
+    except (InputFileError, ValueError, TypeError) as exc:
+        why = exc.message if isinstance(exc, InputFileError) else exc
+        return SuggestedSettings(base, PAPER_DEFAULTS, {}, f"ignored {path}: {why}")
     unknown = sorted(set(values) - known)
     problem = (f"{path} names settings the trainer does not have, left out: "
                f"{', '.join(unknown)}") if unknown else ""

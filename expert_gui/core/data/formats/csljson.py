@@ -14,6 +14,7 @@ import json
 import re
 from pathlib import Path
 
+from expert_gui.core import schema
 from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.dates import loose_date
 from expert_gui.core.data.formats.bibliography import Bibliography, read_export
@@ -53,7 +54,6 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
     data = read_regular(path, CollectionError)
     text = decode_bytes(data, path, report)
     progress.advance(len(data), f"reading {path.name}")
-    decoder = json.JSONDecoder()
     _line = _Lines(text)
     pos = _SPACE.match(text).end()
     if not text.startswith("[", pos):
@@ -68,8 +68,8 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
         if indent is None:
             indent = "\n" + text[text.rfind("\n", 0, start) + 1:start]
         try:
-            item, pos = decoder.raw_decode(text, pos)
-        except (ValueError, RecursionError) as exc:
+            item, pos = schema.decode(text, pos)
+        except ValueError as exc:
             where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}" \
                 if isinstance(exc, json.JSONDecodeError) else str(exc)
             resume = text.find(indent + "{", start + 1) if indent.strip("\n") else -1
