@@ -180,7 +180,10 @@ class TextFile:
                 self._report_bad_lines()
 
     def unreadable(self, line: int, exc: Exception) -> CollectionError:
-        """The error for a file that stops making sense at `line` (cut short, not gzip, ...)."""
+        """The error for a file that stops making sense at `line` (cut short, not gzip, ...),
+        or that expands past its bound there."""
+        if isinstance(exc, _Inflated):
+            return CollectionError(self.path, line, f"reading stopped here: {exc}")
         return CollectionError(self.path, line, f"expected a readable text file: {exc}")
 
     def _report_bad_lines(self) -> None:
@@ -210,11 +213,15 @@ _NOT_ENDING = re.compile("[^\r\n]")
 
 def inflated(raw: BinaryIO, path: Path) -> io.BufferedReader:
     """The content of a gzipped file open as `raw`, which may expand at most MAX_INFLATION times
-    its size: past that, reading it raises CollectionError, which names the bound and the way
-    round it."""
+    its size: past that, reading it raises an OSError that names the bound and the way round it
+    (`TextFile.unreadable` adds the line)."""
     size = os.fstat(raw.fileno()).st_size
     limit = MAX_INFLATION * max(size, _INFLATION_FLOOR)
     return io.BufferedReader(_Inflation(gzip.GzipFile(fileobj=raw), path, size, limit))
+
+
+class _Inflated(OSError):
+    """A gzipped file that expanded past its bound; TextFile.unreadable names the line."""
 
 
 class _Inflation(io.RawIOBase):
@@ -232,8 +239,8 @@ class _Inflation(io.RawIOBase):
         n = self._stream.readinto(buffer)
         self._out += n
         if self._out > self._limit:
-            raise CollectionError(
-                self._path, None, f"expands to more than {byte_size(self._limit)} from "
+            raise _Inflated(
+                f"expands to more than {byte_size(self._limit)} from "
                 f"{byte_size(self._size)}, over {MAX_INFLATION} times its size, the most a "
                 "compressed text file may (text compresses 3 to 10 times): a compressed bomb, "
                 "or a file of little but repetitions; decompress it yourself (gunzip) and open "
