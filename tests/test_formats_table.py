@@ -165,8 +165,8 @@ def test_a_sparse_workbook_previews_without_filling_in_rows(tmp_path):
         row(1_048_576, ("A1048576", "Ring buffers"), ("B1048576", "Ann Archer"))],
         dimension="A1:XFD1048576")
     shown = preview(path)
-    assert len(shown.header) == 16_384 and shown.header[:2] == ["title", "authors"]
-    assert [r[:2] for r in shown.rows] == [["Ring buffers", "Ann Archer"]]
+    assert shown.header == ["title", "authors", "far"]
+    assert shown.rows == [["Ring buffers", "Ann Archer"]]
     c = load_collection(path, use_cache=False)
     assert c.doc_ids == ["pubs:1048576"]
 

@@ -28,7 +28,7 @@ def test_without_a_file_the_base_is_used(tmp_path):
 
 
 @pytest.mark.parametrize("text, problem", [("[1, 2", "ignored"), ("[1, 2]", "JSON object"),
-                                           ('{"dim": -1}', "dim must be in [1, 8192]"),
+                                           ('{"dim": -1}', "dim must be in [1, 8,192]"),
                                            ('{"dim": "big"}', "ignored")])
 def test_a_bad_file_is_not_used_and_says_why(tmp_path, text, problem):
     path = tmp_path / "train_settings.json"

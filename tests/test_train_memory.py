@@ -35,6 +35,19 @@ def test_a_run_past_the_free_memory_is_refused_with_what_it_needs():
     assert check_memory(100, 4, 100, SETTINGS, available=4 << 30).total < 4 << 30
 
 
+def test_on_a_gpu_the_device_holds_it_all_and_the_machine_makes_the_instances():
+    need = memory_needed(65_536, 1000, 10**6, TrainSettings(dim=512))
+    host = need.instances + need.parameters
+    check_memory(65_536, 1000, 10**6, TrainSettings(dim=512), available=host,
+                 device_free=need.total)  # both fit
+    with pytest.raises(TrainingError, match="the GPU has"):
+        check_memory(65_536, 1000, 10**6, TrainSettings(dim=512), available=host,
+                     device_free=need.total - 1)
+    with pytest.raises(TrainingError, match="this machine has"):
+        check_memory(65_536, 1000, 10**6, TrainSettings(dim=512), available=host - 1,
+                     device_free=need.total)
+
+
 def test_train_checks_before_making_the_instances(monkeypatch):
     collection = load_training_fixture()
 

@@ -73,17 +73,21 @@ def available_memory() -> int | None:
 
 
 def check_memory(n_words: int, n_people: int, n_instances: int, settings: TrainSettings,
-                 available: int | None = None) -> MemoryNeed:
+                 available: int | None = None, device_free: int | None = None) -> MemoryNeed:
     """Raise TrainingError when the run would need more memory than is `available` (by default
-    `available_memory()`); the need otherwise."""
+    `available_memory()`); the need otherwise. On a GPU (`device_free`: its free bytes) the
+    instances and the parameters are made in the machine's memory, and all of it is held on
+    the device."""
     need = memory_needed(n_words, n_people, n_instances, settings)
     free = available_memory() if available is None else available
-    if free is not None and need.total > free:
-        raise TrainingError(
-            f"training {n_instances:,} instances of {settings.window} words over {n_words:,} "
-            f"words and {n_people:,} people with {settings.dim} dimensions needs "
-            f"{need.describe()}; this machine has {byte_size(free)} free: lower the window, "
-            "the dimensions, the batch size or the candidate chunk")
+    host = need.total if device_free is None else need.instances + need.parameters
+    for what, needed, have in (("this machine", host, free), ("the GPU", need.total, device_free)):
+        if have is not None and needed > have:
+            raise TrainingError(
+                f"training {n_instances:,} instances of {settings.window} words over "
+                f"{n_words:,} words and {n_people:,} people with {settings.dim} dimensions needs "
+                f"{need.describe()}; {what} has {byte_size(have)} free: lower the window, the "
+                "dimensions, the batch size or the candidate chunk")
     return need
 
 

@@ -42,15 +42,23 @@ class Range:
                                      value <= self.high)
 
     def text(self) -> str:
-        """'above 0', 'at least 1', 'in (0, 1)', 'in [0, 1)'."""
+        """'above 0', 'at least 1', 'in (0, 1)', 'in [1, 8,192]'."""
+        low, high = _number(self.low), _number(self.high)
         if self.low is not None and self.high is not None:
-            return (f"in {'(' if self.low_open else '['}{self.low:g}, "
-                    f"{self.high:g}{')' if self.high_open else ']'}")
+            return (f"in {'(' if self.low_open else '['}{low}, "
+                    f"{high}{')' if self.high_open else ']'}")
         if self.low is not None:
-            return f"above {self.low:g}" if self.low_open else f"at least {self.low:g}"
+            return f"above {low}" if self.low_open else f"at least {low}"
         if self.high is not None:
-            return f"below {self.high:g}" if self.high_open else f"at most {self.high:g}"
+            return f"below {high}" if self.high_open else f"at most {high}"
         return "a finite number"
+
+
+def _number(value: float | None) -> str:
+    """A bound or a value as a message shows it: '8,192', '1e-06'."""
+    if value is None:
+        return ""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
 # Every number has an upper bound too, by what a machine can hold or a run can use: a value
@@ -82,8 +90,8 @@ RANGES: dict[str, Range] = {
                                      "to train on"),
     "patience": Range(1, 10_000, why="early stopping waits at least one epoch, and at most as "
                                      "many as a run may have"),
-    "seed": Range(0, 2**63 - 1, why="numpy's and torch's seeds are non-negative 64-bit "
-                                    "integers"),
+    "seed": Range(0, 2**31 - 1, why="numpy's and torch's seeds are non-negative, and the "
+                                    "form's field holds 31 bits"),
     "checkpoint_every": Range(0, 2**31 - 1, why="steps between checkpoints (0: none by "
                                                 "steps); a run counts at most 2^31 steps "
                                                 "between two"),
@@ -161,7 +169,7 @@ def field_problem(name: str, value) -> str:
             return f"{_label(name)} must be a finite number, not {value}"
         limits = RANGES.get(name)
         if limits is not None and value not in limits:
-            return f"{_label(name)} must be {limits.text()}, not {value:g}: {limits.why}"
+            return f"{_label(name)} must be {limits.text()}, not {_number(value)}: {limits.why}"
         return ""
     return "" if isinstance(value, str) else f"{_label(name)} must be text, not {value!r}"
 

@@ -137,7 +137,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     dist = distributed.context()
     device = distributed.device_for(dist, select_device(settings.device))
     check_memory(len(collection.vocab), collection.n_people,
-                 count_instances(collection, settings.window, settings.overlapping), settings)
+                 count_instances(collection, settings.window, settings.overlapping), settings,
+                 device_free=torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else None)
     instances = make_instances(collection, settings.window, settings.overlapping)
     if len(instances) == 0:
         raise TrainingError("the collection has no document with both words and people; "

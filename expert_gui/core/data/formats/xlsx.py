@@ -7,8 +7,9 @@ last filled in), one shared string of 2 GB. So each part's inflated size, which 
 and zipfile holds it to (a part that inflates past it fails its CRC), is checked against its
 bound before the part is opened; the sheet and its shared strings are then streamed with expat,
 holding one row at a time and no more than MAX_RECORD characters of it (a longer row is reported
-with its number, as a longer line is); rows come sparse, as the file has them: a missing row is
-not filled in, and a row is no wider than its last cell, nor than the header.
+with its number, as a longer line is); rows come as the file has them: a missing row is not
+filled in, and each row holds the cells under the header's named columns, in their order, so
+a cell in column XFD costs what a cell in column B does.
 
 openpyxl reads the small parts (which sheet comes first, where its strings are, which styles are
 dates) and converts the values, so numbers and dates read as they did through openpyxl.
@@ -50,8 +51,9 @@ _TOO_LONG = object()  # a shared string of more than MAX_RECORD characters, not 
 def sheet_rows(path: Path, report: LoadReport,
                progress: Progress) -> Iterator[tuple[int, list[str]]]:
     """(row number, cells as text) for each row of the first sheet that holds any text; numbers
-    as written, dates in ISO form. The first such row is the header: later rows keep no cell
-    past its last one."""
+    as written, dates in ISO form. The first such row is the header, its named cells only; each
+    later row holds its cells under those names, in their order (a cell under no name is not
+    kept: nothing could read it)."""
     with open_regular(path, CollectionError) as f:
         try:
             archive = _BoundedZip(f, path)
@@ -185,7 +187,7 @@ class _SheetReader:
         self.date_formats, self.timedelta_formats, self.epoch = \
             date_formats, timedelta_formats, epoch
         self.done: list[tuple[int, list[str]]] = []  # rows ended, not yet given
-        self.width: int | None = None  # the header's
+        self.named: dict[int, int] | None = None  # the header's named columns -> position
         self.number = 0  # of the row being read
         self.cells: dict[int, str] | None = None  # None outside a row
         self.column = 0
@@ -203,7 +205,7 @@ class _SheetReader:
             parser.Parse(chunk, False)
             yield from self.done
             self.done.clear()
-            self.progress.event(f"reading {self.path.name}")
+            self.progress.advance(0, f"reading {self.path.name}")  # rate-limited; stop flag
         parser.Parse(b"", True)
         yield from self.done
 
@@ -292,7 +294,7 @@ class _SheetReader:
         self.size += len(value)
         if self.size > MAX_RECORD:
             self.too_long = True
-        elif value and (self.width is None or self.cell[0] <= self.width):
+        elif value and (self.named is None or self.cell[0] in self.named):
             self.cells[self.cell[0]] = value
 
     def _end_row(self) -> None:
@@ -304,11 +306,13 @@ class _SheetReader:
             return
         if not any(v.strip() for v in cells.values()):
             return
-        row = [""] * max(cells)
+        if self.named is None:  # the header
+            self.named = {column: i for i, column in enumerate(sorted(cells))}
+        row = [""] * len(self.named)
         for column, value in cells.items():
-            row[column - 1] = value
-        if self.width is None:
-            self.width = len(row)
+            row[self.named[column]] = value
+        while not row[-1]:
+            row.pop()
         self.done.append((self.number, row))
 
 
