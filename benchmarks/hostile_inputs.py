@@ -78,6 +78,28 @@ def make_blank_lines(data: Path) -> Path:
     return folder
 
 
+def make_plain_blank_lines(data: Path) -> Path:
+    from hostile_files import repeated
+
+    folder = data / "plain-blank"
+    folder.mkdir()
+    with open(folder / "documents.tsv", "wb") as f:
+        f.write(b"doc_id\ttext\nd1\tring buffer\n")
+        for piece in repeated(b"\n", 10**8):
+            f.write(piece)
+        f.write(b"d2\tmempool cache\n")
+    (folder / "associations.tsv").write_text("d1\tp\nd2\tp\n", encoding="utf-8")
+    return folder
+
+
+def make_far_cells(data: Path) -> Path:
+    from hostile_files import row, workbook
+
+    return workbook(data / "far.xlsx", [row(1, ("A1", "title"), ("XFD1", "authors")), *(
+        row(i, (f"A{i}", f"ring buffer {i}"), (f"XFD{i}", f"Author {i % 50}"))
+        for i in range(2, 200_002))])
+
+
 def make_big_cell(data: Path) -> Path:
     from hostile_files import header_and_rows, repeated, workbook
 
@@ -90,11 +112,11 @@ def make_big_cell(data: Path) -> Path:
 def make_quoted_field(data: Path) -> Path:
     folder = data / "quoted"
     folder.mkdir()
-    line = ("ring buffer, mempool cache " * 3_900)[:100_000] + "\n"
+    line = (", ring buffer mempool cache" * 3_900)[:99_990] + "\n"
     with open(folder / "documents.csv", "w", encoding="utf-8") as f:
         f.write('id,text\nd1,"')
-        for _ in range(1_000):
-            f.write(line)
+        for i in range(1_000):
+            f.write(f"part{i:05d}{line}")  # read alone, each line is a document
         f.write('"\nd2,the record after it\n')
     (folder / "associations.tsv").write_text("d1\tp\nd2\tp\n", encoding="utf-8")
     return folder
@@ -149,8 +171,12 @@ CASES = {
                          ["stats", "--no-cache", "{input}"]),
     "xlsx-sparse": ("2", ".xlsx: cells in XFD1 and A1048576", make_sparse,
                     ["stats", "--no-cache", "{input}"]),
+    "xlsx-far-cells": ("2", ".xlsx: 200,000 rows, each with a cell in XFD", make_far_cells,
+                       ["stats", "--no-cache", "{input}"]),
     "gz-blank-lines": ("3", "documents.tsv.gz: 10^9 empty lines", make_blank_lines,
                        ["stats", "--no-cache", "{input}"]),
+    "tsv-blank-lines": ("3", "documents.tsv: 10^8 empty lines (100 MB)", make_plain_blank_lines,
+                        ["stats", "--no-cache", "{input}"]),
     "xlsx-big-cell": ("4", ".xlsx: one 100 MB cell", make_big_cell,
                       ["stats", "--no-cache", "{input}"]),
     "csv-quoted-field": ("4", "CSV: a 100 MB quoted field over 1,000 lines", make_quoted_field,
@@ -205,7 +231,8 @@ def run_case(tree: Path, args: list[str]) -> None:
         lines = [x.strip() for x in (err.getvalue() + out.getvalue()).splitlines()
                  if x.strip() and "propagateSizeHints" not in x and " ERROR " not in x]
         read = [x for x in lines if x.startswith("documents:")][:1]  # what stats read
-        said = f"exit {code}: " + "; ".join(read + lines[-1:])
+        problems = lines[lines.index("Problems") + 1:][:1] if "Problems" in lines else []
+        said = f"exit {code}: " + "; ".join(read + (problems or lines[-1:]))
     except BaseException as exc:  # what the issue saw: a traceback
         said = f"traceback: {type(exc).__name__}: {exc}"
     print(json.dumps({"said": said[:300], "peak_mb": peak_mb(os.getpid())}),
@@ -289,7 +316,7 @@ def main() -> int:
     finally:
         shutil.rmtree(data, ignore_errors=True)
     print(f"\nEach run under prlimit --as={args.limit_gb:g}G, killed after {args.timeout:g} s; "
-          "peak = ru_maxrss\n")
+          "peak = the process's VmHWM\n")
     print("| item | input | size | before: outcome | time | peak | now: outcome | time | peak |")
     print("|---|---|---|---|---|---|---|---|---|")
     for item, what, size, sides in rows:

@@ -22,7 +22,7 @@ def test_the_need_grows_with_what_holds_memory():
     longer = memory_needed(1000, 50, 10_000, TrainSettings(window=16, dim=16, batch_size=16))
     assert wider.parameters == pytest.approx(2 * base.parameters, rel=0.01)
     assert longer.instances > base.instances and wider.step > base.step
-    assert base.total == base.instances + base.parameters + base.step
+    assert base.total > base.instances + base.parameters + base.step  # and torch's own
 
 
 def test_a_run_past_the_free_memory_is_refused_with_what_it_needs():
