@@ -65,6 +65,21 @@ def test_the_streamed_sheet_reads_as_openpyxl_reads_it(table, tmp_path_factory):
     assert rows_of(path) == openpyxl_rows(path)
 
 
+def test_every_kind_of_value_reads_as_openpyxl_reads_it(tmp_path):
+    path = workbook(tmp_path / "t.xlsx", [
+        row(1, ("A1", "a"), ("B1", "b"), ("C1", "c"), ("D1", "d"), ("E1", "e")),
+        b'<row r="2"><c r="A2" t="s"><v/></c><c r="B2" t="b"><v>1</v></c><c r="C2" t="e">'
+        b'<v>#N/A</v></c><c r="D2" t="str"><v>x</v></c><c r="E2" t="s"><v>0</v></c></row>',
+        b'<row r="3"><c r="A3" t="b"><v></v></c><c r="B3" t="n"><v>1.50</v></c><c r="C3" '
+        b't="d"><v>2020-01-02T03:04:05</v></c><c r="D3"><v>12345678901234567890123</v></c>'
+        b'<c r="E3" t="inlineStr"><is><r><t>ri</t></r><r><t>ch</t></r>'
+        b'<rPh sb="0" eb="2"><t>x</t></rPh></is></c></row>'],
+        [b'<si><t>sh</t><rPh sb="0" eb="2"><t>ruby</t></rPh></si>'])
+    assert rows_of(path) == openpyxl_rows(path) == [
+        (1, ["a", "b", "c", "d", "e"]), (2, ["", "True", "#N/A", "x", "sh"]),
+        (3, ["", "1.5", "2020-01-02T03:04:05", "12345678901234567890123", "rich"])]
+
+
 def test_a_table_of_publications_reads_from_a_workbook(tmp_path):
     path = workbook(tmp_path / "pubs.xlsx", header_and_rows(3))
     c = load_collection(path, format="table", use_cache=False)

@@ -183,9 +183,13 @@ class _SheetReader:
     def __init__(self, path: Path, report: LoadReport, progress: Progress, strings: list,
                  date_formats, timedelta_formats, epoch):
         self.path, self.report, self.progress = path, report, progress
+        from openpyxl.utils.datetime import from_excel, from_ISO8601
+        from openpyxl.worksheet._reader import _cast_number
+
         self.strings = strings
         self.date_formats, self.timedelta_formats, self.epoch = \
             date_formats, timedelta_formats, epoch
+        self.converters = from_excel, from_ISO8601, _cast_number
         self.done: list[tuple[int, list[str]]] = []  # rows ended, not yet given
         self.named: dict[int, int] | None = None  # the header's named columns -> position
         self.number = 0  # of the row being read
@@ -258,10 +262,10 @@ class _SheetReader:
     def _value(self, raw: str) -> str:
         """A cell's text from what the file holds (as openpyxl's WorkSheetParser.parse_cell
         reads values), or _TOO_LONG."""
-        from openpyxl.utils.datetime import from_excel, from_ISO8601
-        from openpyxl.worksheet._reader import _cast_number
-
+        from_excel, from_iso8601, cast_number = self.converters
         _, kind, style = self.cell
+        if not raw:  # <v/>: no value, whatever the type says
+            return ""
         if kind == "s":
             try:
                 return self.strings[int(raw)]
@@ -272,11 +276,11 @@ class _SheetReader:
         if kind == "b":
             return "True" if raw.strip() not in ("", "0") else "False"
         if kind == "d":
-            return _text(from_ISO8601(raw))
-        if kind != "n" or not raw:
+            return _text(from_iso8601(raw))
+        if kind != "n":
             return raw
         try:
-            value = _cast_number(raw)
+            value = cast_number(raw)
         except ValueError:  # more digits than Python converts: the number as written
             return raw
         if style in self.date_formats:
