@@ -58,10 +58,10 @@ def _number(value: float | None) -> str:
     """A bound or a value as a message shows it: '8,192', '1e-06'."""
     if value is None:
         return ""
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+    return f"{int(value):,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
 
 
-# Every number has an upper bound too, by what a machine can hold or a run can use: a value
+# Every count has an upper bound too, by what a machine can hold or a run can use: a value
 # past it (`--dim 1000000000`, `--window 100000000`) used to end in a failed allocation's
 # traceback. What a run needs for its collection is checked before it starts (memory.py).
 RANGES: dict[str, Range] = {
@@ -74,10 +74,10 @@ RANGES: dict[str, Range] = {
                               "averages): 2^16 words at 8,192 take 8 GiB"),
     "batch_size": Range(1, 1 << 20, why="a step needs at least one instance, and holds a "
                                         "batch x candidate-chunk matrix of scores"),
-    "l2": Range(0, 100, why="a negative penalty would reward large weights; one of 100 "
-                            "outweighs any loss and drives every weight to 0"),
-    "learning_rate": Range(0, 100, why="0 means the optimiser's own default (1 for Adadelta, "
-                                       "0.001 for Adam); steps 100 times Adadelta's diverge"),
+    # l2 and the learning rate hold no memory: a value too large for the numbers makes the loss
+    # non-finite, and training stops there with a TrainingError, its last good checkpoint kept
+    "l2": Range(0, why="a negative penalty would reward large weights"),
+    "learning_rate": Range(0, why="0 means the optimiser's own default"),
     "rho": Range(0, 1, True, True, why="Adadelta's decay averages old and new squared "
                                         "gradients; at 0 or 1 one of them is ignored"),
     "eps": Range(0, 1, True, True, why="Adadelta's step is sqrt(E[dx^2] + eps) / sqrt(E[g^2] "
