@@ -28,7 +28,7 @@ def test_without_a_file_the_base_is_used(tmp_path):
 
 
 @pytest.mark.parametrize("text, problem", [("[1, 2", "ignored"), ("[1, 2]", "JSON object"),
-                                           ('{"dim": -1}', "dim must be at least 1"),
+                                           ('{"dim": -1}', "dim must be in [1, 8,192]"),
                                            ('{"dim": "big"}', "ignored")])
 def test_a_bad_file_is_not_used_and_says_why(tmp_path, text, problem):
     path = tmp_path / "train_settings.json"
@@ -43,3 +43,16 @@ def test_names_the_trainer_does_not_have_are_left_out_and_named(tmp_path):
     found = suggested_settings(tmp_path)
     assert found.settings.dim == 8
     assert found.problem.endswith("left out: bogus, zeal")
+
+
+@pytest.mark.parametrize("text, problem", [
+    ('{"dim": ' + "[" * 100_000 + "]" * 100_000 + "}", "larger than 64 KiB"),
+    ('{"dim": ' + "[" * 10_000 + "]" * 10_000 + "}", "nested more than 64 deep"),
+    ('{"dim": ' + "9" * 5_000 + "}", "an integer of 5,000 digits"),
+])
+def test_a_hostile_file_is_not_used_and_says_why(tmp_path, text, problem):
+    # issue 32 item 5: a train_settings.json nested 100,000 deep (someone else may have written
+    # it) ended `train` in a RecursionError
+    (tmp_path / "train_settings.json").write_text(text)
+    found = suggested_settings(tmp_path)
+    assert found.settings == TrainSettings() and problem in found.problem

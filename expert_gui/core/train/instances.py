@@ -79,6 +79,11 @@ def mean_weight(collection: Collection, window: int = 8, overlapping: bool = Fal
     return float(np.sum(per_doc[used] * (d_max / lengths[used])) / np.sum(per_doc[used]))
 
 
+def count_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> int:
+    """How many instances `make_instances` would make, without making them."""
+    return int(_windows_per_document(collection, window, overlapping)[0].sum())
+
+
 def make_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> Instances:
     """All training windows of a collection, in document order."""
     per_doc, lengths, d_max = _windows_per_document(collection, window, overlapping)

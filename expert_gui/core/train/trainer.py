@@ -33,7 +33,8 @@ from expert_gui.core.store.storage import (
     save_model,
 )
 from expert_gui.core.train import distributed
-from expert_gui.core.train.instances import make_instances
+from expert_gui.core.train.instances import count_instances, make_instances
+from expert_gui.core.train.memory import check_memory
 from expert_gui.core.train.net import (
     LogLinearNet,
     device_memory_bytes,
@@ -135,6 +136,9 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         torch.set_num_threads(settings.threads)
     dist = distributed.context()
     device = distributed.device_for(dist, select_device(settings.device))
+    check_memory(len(collection.vocab), collection.n_people,
+                 count_instances(collection, settings.window, settings.overlapping), settings,
+                 device_free=torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else None)
     instances = make_instances(collection, settings.window, settings.overlapping)
     if len(instances) == 0:
         raise TrainingError("the collection has no document with both words and people; "

@@ -2,7 +2,8 @@
 array (CSL-JSON), or the array under some keys of the top object (OpenAlex's `results`,
 Crossref's `message.items`). Read with the standard library's json, item by item, so a damaged
 item is reported and skipped: reading goes on at the next item that starts a line as the others
-do. Every value is decoded by `_decode`, the one place a bound on what JSON may hold belongs.
+do. Every value is decoded by `_decode`, through `schema.decode` and so within its bounds (depth,
+integers' digits).
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from expert_gui.core import schema
 from expert_gui.core.data.formats.reading import Progress, decode_bytes
 from expert_gui.core.data.inputs import read_regular
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError
 
 _SPACE = re.compile(r"\s*")
-_DECODER = json.JSONDecoder()
 
 
 def json_items(path: Path, report: LoadReport, progress: Progress, what: str,
@@ -51,7 +52,7 @@ def json_items(path: Path, report: LoadReport, progress: Progress, what: str,
 
 
 def _decode(text: str, pos: int) -> tuple[object, int]:
-    return _DECODER.raw_decode(text, pos)
+    return schema.decode(text, pos)
 
 
 def _whole(text: str, pos: int, path: Path, lines: _Lines, what: str) -> dict:

@@ -32,7 +32,7 @@ from expert_gui.core.data.formats.presets import (
 )
 from expert_gui.core.data.formats.reading import Progress, file_state
 from expert_gui.core.data.formats.sniff import TABLE_SUFFIXES, export_kind, only_table
-from expert_gui.core.data.inputs import open_regular
+from expert_gui.core.data.formats.xlsx import sheet_rows
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError
 
@@ -203,44 +203,5 @@ def rows_into(records: Iterator[tuple[int, list[str]]], header: list[str],
 def _records(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, list[str]]]:
     """(line or row number, cells) of a delimited file or of an .xlsx workbook's first sheet."""
     if path.name.lower().endswith(".xlsx"):
-        return _xlsx_rows(path, progress)
+        return sheet_rows(path, report, progress)
     return read_rows(path, report, progress)
-
-
-def _xlsx_rows(path: Path, progress: Progress) -> Iterator[tuple[int, list[str]]]:
-    """The rows of a workbook's first sheet as text (numbers as written, dates in ISO form)."""
-    import openpyxl
-
-    with open_regular(path, CollectionError) as f:
-        try:
-            book = openpyxl.load_workbook(f, read_only=True, data_only=True)
-        except Exception as exc:  # a zip, XML or workbook error: openpyxl has no common base
-            raise CollectionError(path, None, f"expected an Excel workbook (.xlsx): {exc}") \
-                from exc
-        try:
-            sheet = book.worksheets[0] if book.worksheets else None
-            if sheet is None:
-                raise CollectionError(path, None, "expected a sheet in the workbook")
-            for number, values in enumerate(sheet.iter_rows(values_only=True), 1):
-                cells = [_cell_text(v) for v in values]
-                if any(c.strip() for c in cells):
-                    yield number, cells
-                if number % 1024 == 0:
-                    progress.event(f"reading {path.name}")
-        except CollectionError:
-            raise
-        except Exception as exc:
-            raise CollectionError(path, None, f"expected an Excel workbook (.xlsx): {exc}") \
-                from exc
-        finally:
-            book.close()
-
-
-def _cell_text(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return str(value)
