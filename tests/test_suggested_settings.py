@@ -43,3 +43,83 @@ def test_names_the_trainer_does_not_have_are_left_out_and_named(tmp_path):
     found = suggested_settings(tmp_path)
     assert found.settings.dim == 8
     assert found.problem.endswith("left out: bogus, zeal")
+
+
+# -- settings suggested from the collection's size (core/train/shape.py) --------------------------
+from expert_gui.core.data.collection import Collection  # noqa: E402
+from expert_gui.core.train.instances import make_instances  # noqa: E402
+from expert_gui.core.train.shape import MIN_BATCH, Shape, suggest  # noqa: E402
+
+WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi "
+         "rho sigma tau upsilon phi chi psi omega").split()
+
+
+def one_paper_authors(documents: int = 40, words: int = 20) -> Collection:
+    """A librarian's export: every document by three people who wrote nothing else."""
+    docs = [(f"d{i}", " ".join(WORDS[(i + k) % len(WORDS)] for k in range(words)))
+            for i in range(documents)]
+    links = [(f"d{i}", f"p{i}-{a}") for i in range(documents) for a in range(3)]
+    return Collection.from_records(docs, links)
+
+
+def test_the_shape_counts_what_training_cuts():
+    c = one_paper_authors(40, 20)
+    shape = Shape.of(c, window=8)
+    assert (shape.documents, shape.people, shape.single_document_people) == (40, 120, 120)
+    assert shape.median_length == 20
+    assert shape.windows == len(make_instances(c, 8)) == 40 * 3  # ceil(20 / 8) each
+    assert Shape.of(c, 8, overlapping=True).windows == 40 * 13
+    assert shape.text() == ("40 documents (median 20 words), 120 people, 100% with one "
+                            "document, 120 training windows")
+
+
+def test_one_paper_authors_get_small_batches_and_many_epochs():
+    batch, epochs, reasons = suggest(Shape.of(one_paper_authors()), 1024, 5)
+    # 120 windows: batches of 32 (the smallest) make 4 steps an epoch; 3,000 steps would take
+    # 750 epochs, so the cap of 100
+    assert (batch, epochs) == (MIN_BATCH, 100)
+    assert reasons["batch_size"].startswith("120 training windows make 1 step an epoch in "
+                                            "batches of 1,024; batches of 32 make 4")
+    assert reasons["epochs"].startswith("100 epochs of 4 steps make 400 steps")
+    found = suggested_settings("", collection=one_paper_authors())
+    assert found.settings == TrainSettings(batch_size=32, epochs=100)  # only these change
+
+
+def test_a_web_of_science_export_of_titles():
+    # WOS_653.bib: 652 titles, 1,220 windows; two steps an epoch at the paper's settings
+    shape = Shape(documents=652, people=9673, single_document_people=4063, median_length=11,
+                  windows=1220)
+    batch, epochs, reasons = suggest(shape, 1024, 5)
+    assert (batch, epochs) == (32, 77)  # 39 steps an epoch, 3,003 steps
+    assert set(reasons) == {"batch_size", "epochs"}
+
+
+def test_a_collection_of_dpdks_shape_keeps_the_papers_settings():
+    # DPDK: 200,337 windows, 196 steps an epoch in batches of 1,024, 980 in five epochs
+    shape = Shape(documents=45205, people=1473, single_document_people=515, median_length=42,
+                  windows=200337)
+    assert suggest(shape, 1024, 5) == (1024, 5, {})
+
+
+def test_what_a_file_or_an_option_sets_is_kept_and_the_rest_sized_around_it(tmp_path):
+    c = one_paper_authors()
+    shape = Shape.of(c)
+    assert suggest(shape, 64, 5, {"batch_size"})[:2] == (64, 100)
+    assert set(suggest(shape, 64, 5, {"batch_size"})[2]) == {"epochs"}
+    assert suggest(shape, 1024, 7, {"epochs"})[:2] == (32, 7)
+    assert set(suggest(shape, 1024, 7, {"epochs"})[2]) == {"batch_size"}
+    (tmp_path / "train_settings.json").write_text('{"batch_size": 16}')
+    found = suggested_settings(tmp_path, TrainSettings(), "small", collection=c)
+    assert (found.settings.batch_size, found.settings.epochs) == (16, 100)
+    assert found.values == {"batch_size": 16} and set(found.reasons) == {"epochs"}
+    assert found.source == ("suggested by small's train_settings.json, and for this "
+                            "collection's size (epochs 100)")
+    found = suggested_settings(tmp_path, TrainSettings(), collection=c, given=("epochs",))
+    assert found.settings == TrainSettings(batch_size=16) and found.reasons == {}
+
+
+def test_the_suggestion_reaches_the_settings_without_a_file():
+    found = suggested_settings("", TrainSettings(threads=2), collection=one_paper_authors())
+    assert found.settings == TrainSettings(threads=2, batch_size=32, epochs=100)
+    assert found.source == "suggested for this collection's size (batch size 32, epochs 100)"
+    assert suggested_settings("", collection=None).source == PAPER_DEFAULTS

@@ -1,0 +1,107 @@
+"""Training settings suggested from a collection's shape: how many training windows its text
+gives, so that a small collection gets enough optimiser steps to learn.
+
+The paper's settings (section 4.4) were made for collections of 10^5 documents: DPDK's 200,337
+windows give 196 steps an epoch in batches of 1,024, 980 in the default five epochs, and the
+model learns (held-out MAP 0.63). A librarian's export is a few hundred titles or abstracts: Web
+of Science's BibTeX of 652 titles gives 1,220 windows, two steps an epoch and ten in all, and
+the model hardly leaves its initialisation (held-out MAP 0.036 against Model 1 (d)'s 0.393).
+Adadelta's first steps are tiny, so what such a collection lacks is steps: two downloads of 1,000
+Web of Science abstracts (22,460 windows) reached 0.189 in batches of 128 after 6 epochs (1,056
+steps) and 0.415 after 20 (3,520 steps; Model 1 (jm) 0.518); the 652 titles 0.327 after 1,014
+steps of 32 and 0.359 after 1,950.
+
+So a collection whose windows make fewer than MIN_STEPS_PER_EPOCH steps an epoch at the paper's
+batch size has its batch halved until they do (not below MIN_BATCH), and its epochs raised
+until the run takes MIN_STEPS steps (at most MAX_EPOCHS); a larger collection keeps the paper's
+settings. Every change says why, in the words the app's form and `expert-gui train` show
+(benchmarks/realfiles_training.py measures every real export with and without them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from expert_gui.core.data.collection import Collection
+
+MIN_STEPS_PER_EPOCH = 100
+MIN_BATCH = 32
+MIN_STEPS = 3000
+MAX_EPOCHS = 100
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the suggestion is made from: the collection's documents with people and words, its
+    people, how many of them have a single document, the median document length in words, and
+    the training windows the settings' window and overlapping cut from it."""
+
+    documents: int
+    people: int
+    single_document_people: int
+    median_length: float
+    windows: int
+
+    @classmethod
+    def of(cls, collection: Collection, window: int = 8, overlapping: bool = False) -> Shape:
+        import numpy as np
+
+        from expert_gui.core.train.instances import count_instances
+
+        lengths = collection.doc_lengths
+        used = (np.diff(collection.assoc_indptr) > 0) & (lengths > 0)
+        per_person = np.bincount(collection.assoc_people, minlength=collection.n_people)
+        return cls(documents=int(used.sum()), people=collection.n_people,
+                   single_document_people=int(np.sum(per_person == 1)),
+                   median_length=float(np.median(lengths[used])) if used.any() else 0.0,
+                   windows=count_instances(collection, window, overlapping))
+
+    def text(self) -> str:
+        """'652 documents (median 11 words), 9,673 people (62% with one document), 1,220
+        training windows'."""
+        single = (f", {self.single_document_people / self.people:.0%} with one document"
+                  if self.people else "")
+        return (f"{self.documents:,} documents (median {self.median_length:,.0f} words), "
+                f"{self.people:,} people{single}, {self.windows:,} training windows")
+
+
+def steps_per_epoch(windows: int, batch_size: int) -> int:
+    return -(-windows // batch_size)
+
+
+def suggest(shape: Shape, batch_size: int, epochs: int, fixed: Iterable[str] = ()
+            ) -> tuple[int, int, dict[str, str]]:
+    """The batch size and epochs this shape needs, from the ones given (the paper's, or a
+    collection's file's), and why each was changed (setting -> reason; empty when none was).
+    Settings named in `fixed` (given by a collection's train_settings.json or on the command
+    line) are kept, and the others are sized around them."""
+    fixed = set(fixed)
+    if steps_per_epoch(shape.windows, batch_size) >= MIN_STEPS_PER_EPOCH:
+        return batch_size, epochs, {}  # the paper's settings are made for a collection this large
+    batch = batch_size
+    while "batch_size" not in fixed and batch > MIN_BATCH and \
+            steps_per_epoch(shape.windows, batch) < MIN_STEPS_PER_EPOCH:
+        batch = max(MIN_BATCH, batch // 2)
+    per_epoch = steps_per_epoch(shape.windows, batch)
+    sized = epochs if "epochs" in fixed else \
+        min(MAX_EPOCHS, max(epochs, math.ceil(MIN_STEPS / per_epoch)))
+    reasons = {}
+    if batch != batch_size:
+        reasons["batch_size"] = (
+            f"{shape.windows:,} training windows make "
+            f"{_steps(steps_per_epoch(shape.windows, batch_size))} an epoch in batches of "
+            f"{batch_size:,}; batches of {batch:,} make {per_epoch:,} (at least "
+            f"{MIN_STEPS_PER_EPOCH} wanted, batches of at least {MIN_BATCH})")
+    if sized != epochs:
+        reasons["epochs"] = (
+            f"{sized} epochs of {_steps(per_epoch)} make {sized * per_epoch:,} steps "
+            f"(at least {MIN_STEPS:,} wanted; at most {MAX_EPOCHS} epochs)")
+    return batch, sized, reasons
+
+
+def _steps(n: int) -> str:
+    return f"{n:,} step{'s' * (n != 1)}"
