@@ -96,3 +96,32 @@ def test_train_applies_the_collections_suggested_settings_as_the_app_does(tmp_pa
                  "--no-suggested-settings"]) == 0
     assert load_model(tmp_path / "b").dim == TrainSettings().dim
     assert "settings: the paper's defaults" in capsys.readouterr().err
+
+
+def test_train_sizes_a_small_collection_and_says_why(tmp_path, capsys):
+    # the fixture's 85 windows make one step an epoch at the paper's batch of 1,024
+    out = tmp_path / "model"
+    assert main(["train", str(FOLDER), "--out", str(out), "--dim", "8", "--epochs", "2"]) == 0
+    model = load_model(out)
+    assert model.settings["batch_size"] == 32 and len(model.history) == 2  # --epochs is kept
+    err = capsys.readouterr().err
+    assert "settings: suggested for this collection's size (batch size 32)" in err
+    assert "  batch size: " in err and "batches of 32 make" in err
+
+
+def test_a_collection_too_small_for_held_out_documents_says_so(tmp_path, capsys):
+    # PubMed-like: every paper by people who wrote nothing else in it
+    folder = tmp_path / "pubmed"
+    folder.mkdir()
+    (folder / "documents.tsv").write_text("doc_id\ttext\n" + "".join(
+        f"d{i}\tpaper {i} on topic{i % 4} and method{i % 3}\n" for i in range(30)))
+    (folder / "associations.tsv").write_text("doc_id\tperson_id\n" + "".join(
+        f"d{i}\tp{i}-{a}\n" for i in range(30) for a in range(2)))
+    assert main(["train", str(folder), "--out", str(tmp_path / "m"), "--dim", "8",
+                 "--epochs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "held out of training, as queries: 0 documents" in err
+    assert ("note: no document can be held out to measure the model: a held-out document's "
+            "people must each keep another document, and 60 of the 60 people have only one") \
+        in err
+    assert load_model(tmp_path / "m").calibration is None
