@@ -1,6 +1,7 @@
 """A model that learned little is shown as such, and every saved model says enough to tell a bad
 run from a good one: its held-out MAP, what its settings change, and its date."""
 
+import html
 import time
 
 import pytest
@@ -87,3 +88,25 @@ def test_training_that_learned_nothing_ends_with_a_warning(qtbot, window):
     assert "chance (" in panel.status_label.text()
     assert "\u26a0" in window.model_label.text()
     assert "\u26a0" in listed(panel)[window.state.model_path.name].text()
+
+
+def test_a_collection_too_small_for_held_out_documents_says_so_when_trained(qtbot, window,
+                                                                             tmp_path):
+    # PubMed-like: every paper by people who wrote nothing else in it
+    folder = tmp_path / "pubmed"
+    folder.mkdir()
+    (folder / "documents.tsv").write_text("doc_id\ttext\n" + "".join(
+        f"d{i}\tpaper {i} on topic{i % 4} and method{i % 3}\n" for i in range(30)))
+    (folder / "associations.tsv").write_text("doc_id\tperson_id\n" + "".join(
+        f"d{i}\tp{i}-{a}\n" for i in range(30) for a in range(2)))
+    open_collection(qtbot, window, folder)
+    set_training(window, epochs=1)
+    panel = window.training_panel
+    panel.start_training()
+    qtbot.waitUntil(lambda: window.state.model is not None and not panel.is_training(),
+                    timeout=120_000)
+    status = html.unescape(panel.status_label.text())
+    assert "Trained; saved in" in status
+    assert ("No document can be held out to measure the model: a held-out document's people "
+            "must each keep another document, and 60 of the 60 people have only one") in status
+    assert "\u26a0" not in window.model_label.text()  # a fact about the collection, not a fault
