@@ -6,9 +6,9 @@ import itertools
 
 import numpy as np
 import pytest
+from fixtures.one_paper_authors import collection as one_paper_authors
 from fixtures.training import load_training_fixture
 
-from expert_gui.core.data.collection import Collection
 from expert_gui.core.evaluation.calibration import TrainingStage, train_and_calibrate
 from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
 from expert_gui.core.evaluation.quality import (
@@ -120,20 +120,6 @@ def test_a_few_held_out_documents_tell_nothing():
     two = measures(0.021, 0.903, 0.903, chance=0.024, auto=0.5)
     assert held_out_warning(two, documents=2) == "" and held_out_note(two, documents=2) == ""
     assert "below chance" in held_out_warning(two, documents=10)
-
-
-def one_paper_authors(documents: int, shared: int = 0) -> Collection:
-    """A PubMed-like export: each document by three people who wrote nothing else, but for the
-    first `shared` documents, whose one author also wrote the next."""
-    docs = [(f"d{i}", f"word{i % 7} word{i % 5} topic{i % 3} common text") for i in
-            range(documents)]
-    links = []
-    for i in range(documents):
-        if i < 2 * shared:
-            links.append((f"d{i}", f"s{i // 2}"))
-        else:
-            links += [(f"d{i}", f"p{i}-{a}") for a in range(3)]
-    return Collection.from_records(docs, links)
 
 
 def test_a_collection_too_small_for_held_out_documents_says_so():

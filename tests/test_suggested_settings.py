@@ -1,13 +1,17 @@
-"""A collection's train_settings.json: read once in core, for the app's form and the CLI."""
+"""A collection's suggested training settings: its train_settings.json, and the batch size and
+epochs its size needs (core/train/shape.py); read once in core, for the app's form and the CLI."""
 
 import pytest
+from fixtures.one_paper_authors import collection
 
+from expert_gui.core.train.instances import make_instances
 from expert_gui.core.train.settings import (
     PAPER_DEFAULTS,
     TrainSettings,
     suggested_settings,
     suggested_settings_path,
 )
+from expert_gui.core.train.shape import MIN_BATCH, Shape, suggest
 
 
 def test_the_file_beside_a_collection_is_applied_over_the_base(tmp_path):
@@ -46,20 +50,12 @@ def test_names_the_trainer_does_not_have_are_left_out_and_named(tmp_path):
 
 
 # -- settings suggested from the collection's size (core/train/shape.py) --------------------------
-from expert_gui.core.data.collection import Collection  # noqa: E402
-from expert_gui.core.train.instances import make_instances  # noqa: E402
-from expert_gui.core.train.shape import MIN_BATCH, Shape, suggest  # noqa: E402
-
-WORDS = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi "
-         "rho sigma tau upsilon phi chi psi omega").split()
 
 
-def one_paper_authors(documents: int = 40, words: int = 20) -> Collection:
+
+def one_paper_authors(documents: int = 40, words: int = 20):
     """A librarian's export: every document by three people who wrote nothing else."""
-    docs = [(f"d{i}", " ".join(WORDS[(i + k) % len(WORDS)] for k in range(words)))
-            for i in range(documents)]
-    links = [(f"d{i}", f"p{i}-{a}") for i in range(documents) for a in range(3)]
-    return Collection.from_records(docs, links)
+    return collection(documents, words)
 
 
 def test_the_shape_counts_what_training_cuts():

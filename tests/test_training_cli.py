@@ -1,6 +1,7 @@
 """`expert-gui train` end to end on the fixture collection."""
 
 import pytest
+from fixtures import one_paper_authors
 from fixtures.training import FOLDER
 
 from expert_gui.cli import main
@@ -111,13 +112,7 @@ def test_train_sizes_a_small_collection_and_says_why(tmp_path, capsys):
 
 def test_a_collection_too_small_for_held_out_documents_says_so(tmp_path, capsys):
     # PubMed-like: every paper by people who wrote nothing else in it
-    folder = tmp_path / "pubmed"
-    folder.mkdir()
-    (folder / "documents.tsv").write_text("doc_id\ttext\n" + "".join(
-        f"d{i}\tpaper {i} on topic{i % 4} and method{i % 3}\n" for i in range(30)))
-    (folder / "associations.tsv").write_text("doc_id\tperson_id\n" + "".join(
-        f"d{i}\tp{i}-{a}\n" for i in range(30) for a in range(2)))
-    assert main(["train", str(folder), "--out", str(tmp_path / "m"), "--dim", "8",
+    assert main(["train", str(one_paper_authors.FOLDER), "--out", str(tmp_path / "m"), "--dim", "8",
                  "--epochs", "1"]) == 0
     err = capsys.readouterr().err
     assert "held out of training, as queries: 0 documents" in err

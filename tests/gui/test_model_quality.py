@@ -5,6 +5,7 @@ import html
 import time
 
 import pytest
+from fixtures import one_paper_authors
 from gui_helpers import open_collection, random_model, set_training
 
 from expert_gui.core.evaluation.quality import chance_measures
@@ -90,16 +91,9 @@ def test_training_that_learned_nothing_ends_with_a_warning(qtbot, window):
     assert "\u26a0" in listed(panel)[window.state.model_path.name].text()
 
 
-def test_a_collection_too_small_for_held_out_documents_says_so_when_trained(qtbot, window,
-                                                                             tmp_path):
+def test_a_collection_too_small_for_held_out_documents_says_so_when_trained(qtbot, window):
     # PubMed-like: every paper by people who wrote nothing else in it
-    folder = tmp_path / "pubmed"
-    folder.mkdir()
-    (folder / "documents.tsv").write_text("doc_id\ttext\n" + "".join(
-        f"d{i}\tpaper {i} on topic{i % 4} and method{i % 3}\n" for i in range(30)))
-    (folder / "associations.tsv").write_text("doc_id\tperson_id\n" + "".join(
-        f"d{i}\tp{i}-{a}\n" for i in range(30) for a in range(2)))
-    open_collection(qtbot, window, folder)
+    open_collection(qtbot, window, one_paper_authors.FOLDER)
     set_training(window, epochs=1)
     panel = window.training_panel
     panel.start_training()
