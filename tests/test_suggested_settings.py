@@ -71,8 +71,8 @@ def test_the_shape_counts_what_training_cuts():
 
 def test_one_paper_authors_get_small_batches_and_many_epochs():
     batch, epochs, reasons = suggest(Shape.of(one_paper_authors()), 1024, 5)
-    # 120 windows: batches of 32 (the smallest) make 4 steps an epoch; 3,000 steps would take
-    # 750 epochs, so the cap of 100
+    # 120 windows: batches of 32 (the smallest) make 4 steps an epoch; 500 steps would take
+    # 125 epochs, so the cap of 100
     assert (batch, epochs) == (MIN_BATCH, 100)
     assert reasons["batch_size"].startswith("120 training windows make 1 step an epoch in "
                                             "batches of 1,024; batches of 32 make 4")
@@ -86,8 +86,20 @@ def test_a_web_of_science_export_of_titles():
     shape = Shape(documents=652, people=9673, single_document_people=4063, median_length=11,
                   windows=1220)
     batch, epochs, reasons = suggest(shape, 1024, 5)
-    assert (batch, epochs) == (32, 77)  # 39 steps an epoch, 3,003 steps
+    assert (batch, epochs) == (32, 13)  # 39 steps an epoch, 507 steps
     assert set(reasons) == {"batch_size", "epochs"}
+
+
+def test_a_collection_of_abstracts_gets_epochs_of_100_steps_and_keeps_five_of_them():
+    # AMiner: 1,641 abstracts, 12,723 windows, 13 steps an epoch in batches of 1,024; more than
+    # five epochs of 100 steps made its papers as queries worse (shape.py)
+    shape = Shape(documents=1641, people=684, single_document_people=109, median_length=58,
+                  windows=12723)
+    batch, epochs, reasons = suggest(shape, 1024, 5)
+    assert (batch, epochs, set(reasons)) == (127, 5, {"batch_size"})
+    assert reasons["batch_size"] == ("12,723 training windows make 13 steps an epoch in "
+                                     "batches of 1,024; batches of 127 make 101 (100 wanted, "
+                                     "batches of at least 32)")
 
 
 def test_a_collection_of_dpdks_shape_keeps_the_papers_settings():
@@ -106,10 +118,10 @@ def test_what_a_file_or_an_option_sets_is_kept_and_the_rest_sized_around_it(tmp_
     assert set(suggest(shape, 1024, 7, {"epochs"})[2]) == {"batch_size"}
     (tmp_path / "train_settings.json").write_text('{"batch_size": 16}')
     found = suggested_settings(tmp_path, TrainSettings(), "small", collection=c)
-    assert (found.settings.batch_size, found.settings.epochs) == (16, 100)
+    assert (found.settings.batch_size, found.settings.epochs) == (16, 63)  # 8 steps an epoch
     assert found.values == {"batch_size": 16} and set(found.reasons) == {"epochs"}
     assert found.source == ("suggested by small's train_settings.json, and for this "
-                            "collection's size (epochs 100)")
+                            "collection's size (epochs 63)")
     found = suggested_settings(tmp_path, TrainSettings(), collection=c, given=("epochs",))
     assert found.settings == TrainSettings(batch_size=16) and found.reasons == {}
 

@@ -1,19 +1,25 @@
 """Training settings suggested from a collection's shape: how many training windows its text
-gives, so that a small collection gets enough optimiser steps to learn.
+gives, so that a small collection takes enough optimiser steps to learn, and no more.
 
 The paper's settings (section 4.4) were made for collections of 10^5 documents: DPDK's 200,337
 windows give 196 steps an epoch in batches of 1,024, 980 in the default five epochs, and the
 model learns (held-out MAP 0.63). A librarian's export is a few hundred titles or abstracts: Web
 of Science's BibTeX of 652 titles gives 1,220 windows, two steps an epoch and ten in all, and
 the model hardly leaves its initialisation (held-out MAP 0.036 against Model 1 (d)'s 0.393).
-Adadelta's first steps are tiny, so what such a collection lacks is steps: two downloads of 1,000
-Web of Science abstracts (22,460 windows) reached 0.189 in batches of 128 after 6 epochs (1,056
-steps) and 0.415 after 20 (3,520 steps; Model 1 (jm) 0.518); the 652 titles 0.327 after 1,014
-steps of 32 and 0.359 after 1,950.
+
+More steps always raise the held-out MAP, but past a point that is the model memorising who
+wrote what, and queries from outside the collection get worse answers. On AMiner (1,641
+abstracts, 12,723 windows; its query papers out of the collection), in batches of 128 the
+held-out MAP rose to 0.42 by epoch 7 (700 steps) and stayed there, while the 114 papers as
+queries peaked at 0.181 after epoch 4 (400 steps) and fell to 0.10 by epoch 30, and the 7 areas
+peaked at 0.218 after epoch 3 and fell to about 0.14; in batches of 1,024 (13 steps an epoch)
+the papers peaked at 0.170 after 10 to 14 epochs (130 to 180 steps) and the paper's five epochs
+gave 0.130 (benchmarks/auto_generalises.py, docs/results/auto-generalises.md).
 
 So a collection whose windows make fewer than MIN_STEPS_PER_EPOCH steps an epoch at the paper's
-batch size has its batch halved until they do (not below MIN_BATCH), and its epochs raised
-until the run takes MIN_STEPS steps (at most MAX_EPOCHS); a larger collection keeps the paper's
+batch size gets batches that make that many (not below MIN_BATCH), and keeps the paper's five
+epochs unless even the smallest batches make fewer than MIN_STEPS steps in them, when its
+epochs are raised to make that many (at most MAX_EPOCHS); a larger collection keeps the paper's
 settings. Every change says why, in the words the app's form and `expert-gui train` show
 (benchmarks/realfiles_training.py measures every real export with and without them).
 """
@@ -30,7 +36,7 @@ if TYPE_CHECKING:
 
 MIN_STEPS_PER_EPOCH = 100
 MIN_BATCH = 32
-MIN_STEPS = 3000
+MIN_STEPS = 500
 MAX_EPOCHS = 100
 
 
@@ -82,10 +88,8 @@ def suggest(shape: Shape, batch_size: int, epochs: int, fixed: Iterable[str] = (
     fixed = set(fixed)
     if steps_per_epoch(shape.windows, batch_size) >= MIN_STEPS_PER_EPOCH:
         return batch_size, epochs, {}  # the paper's settings are made for a collection this large
-    batch = batch_size
-    while "batch_size" not in fixed and batch > MIN_BATCH and \
-            steps_per_epoch(shape.windows, batch) < MIN_STEPS_PER_EPOCH:
-        batch = max(MIN_BATCH, batch // 2)
+    batch = batch_size if "batch_size" in fixed else \
+        max(MIN_BATCH, shape.windows // MIN_STEPS_PER_EPOCH)
     per_epoch = steps_per_epoch(shape.windows, batch)
     sized = epochs if "epochs" in fixed else \
         min(MAX_EPOCHS, max(epochs, math.ceil(MIN_STEPS / per_epoch)))
@@ -94,8 +98,8 @@ def suggest(shape: Shape, batch_size: int, epochs: int, fixed: Iterable[str] = (
         reasons["batch_size"] = (
             f"{shape.windows:,} training windows make "
             f"{_steps(steps_per_epoch(shape.windows, batch_size))} an epoch in batches of "
-            f"{batch_size:,}; batches of {batch:,} make {per_epoch:,} (at least "
-            f"{MIN_STEPS_PER_EPOCH} wanted, batches of at least {MIN_BATCH})")
+            f"{batch_size:,}; batches of {batch:,} make {per_epoch:,} ({MIN_STEPS_PER_EPOCH} "
+            f"wanted, batches of at least {MIN_BATCH})")
     if sized != epochs:
         reasons["epochs"] = (
             f"{sized} epochs of {_steps(per_epoch)} make {sized * per_epoch:,} steps "
