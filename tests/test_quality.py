@@ -145,11 +145,11 @@ def test_the_advice_names_the_settings_to_change_or_says_why_none_would_do():
     paper = TrainSettings().to_dict()
     assert training_advice(paper, c) == (
         "it was trained with batch size 1,024, epochs 5 (5 steps); train it again with the "
-        "settings suggested for this collection: batch size 32, epochs 72 (504 steps)")
-    odd = {**paper, "eps": 1e-14, "batch_size": 32, "epochs": 72}
+        "settings suggested for this collection: batch size 32, epochs 29 (203 steps)")
+    odd = {**paper, "eps": 1e-14, "batch_size": 32, "epochs": 29}
     assert training_advice(odd, c) == ("it was trained with eps 1e-14; train it again with the "
                                        "settings suggested for this collection: eps 1e-06")
-    suggested = {**paper, "batch_size": 32, "epochs": 72}
+    suggested = {**paper, "batch_size": 32, "epochs": 29}
     assert training_advice(suggested, c) == (
         "the people have too little text each to learn them from (200 documents (median 5 "
         "words), 300 people, 80% with one document, 200 training windows); auto and the "

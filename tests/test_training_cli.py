@@ -100,14 +100,14 @@ def test_train_applies_the_collections_suggested_settings_as_the_app_does(tmp_pa
 
 
 def test_train_sizes_a_small_collection_and_says_why(tmp_path, capsys):
-    # the fixture's 85 windows make one step an epoch at the paper's batch of 1,024
+    # the fixture's 85 windows make 5 steps in the paper's five epochs of 1,024
     out = tmp_path / "model"
     assert main(["train", str(FOLDER), "--out", str(out), "--dim", "8", "--epochs", "2"]) == 0
     model = load_model(out)
     assert model.settings["batch_size"] == 32 and len(model.history) == 2  # --epochs is kept
     err = capsys.readouterr().err
     assert "settings: suggested for this collection's size (batch size 32)" in err
-    assert "  batch size: " in err and "batches of 32 make" in err
+    assert "  batch size: 85 training windows make 5 steps in 5 epochs" in err
 
 
 def test_a_collection_too_small_for_held_out_documents_says_so(tmp_path, capsys):

@@ -43,20 +43,20 @@ def test_the_form_shows_the_papers_defaults_unless_the_collection_suggests_other
     assert panel.defaults_label.text() == \
         "Settings: suggested by demo-like's train_settings.json."
     assert not panel.reset_button.isEnabled()
-    # The next collection ships none: what its size needs (85 windows: one step an epoch in
-    # batches of 1,024), each with why, not the previous suggestions.
+    # The next collection ships none: what its size needs (85 windows: 5 steps in the paper's
+    # five epochs of 1,024), each with why, not the previous suggestions.
     open_collection(qtbot, window, OTHER_COLLECTION)
-    sized = dataclasses.replace(form_defaults(), batch_size=32, epochs=100)
+    sized = dataclasses.replace(form_defaults(), batch_size=32, epochs=67)
     assert panel.form.settings() == sized
     assert panel.defaults_label.text() == \
-        "Settings: suggested for this collection's size (batch size 32, epochs 100)."
+        "Settings: suggested for this collection's size (batch size 32, epochs 67)."
     assert panel.form.widgets["batch_size"].toolTip().startswith(
-        "Suggested for this collection: 85 training windows make 1 step an epoch in batches "
-        "of 1,024; batches of 32 make 3")
+        "Suggested for this collection: 85 training windows make 5 steps in 5 epochs of "
+        "batches of 1,024; batches of 32 make 3 steps an epoch")
     assert panel.form.widgets["dim"].toolTip().startswith("Size e")  # not suggested: as before
     panel.form.set_value("epochs", 2)
     assert panel.defaults_label.text() == ("Settings: edited; Reset gives suggested for this "
-                                           "collection's size (batch size 32, epochs 100).")
+                                           "collection's size (batch size 32, epochs 67).")
     assert panel.reset_button.isEnabled()
     panel.reset_button.click()
     assert panel.form.settings() == sized

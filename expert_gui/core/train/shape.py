@@ -1,25 +1,25 @@
 """Training settings suggested from a collection's shape: how many training windows its text
-gives, so that a small collection takes enough optimiser steps to learn, and no more.
+gives, so that a small collection takes enough optimiser steps to learn, and not many more.
 
 The paper's settings (section 4.4) were made for collections of 10^5 documents: DPDK's 200,337
-windows give 196 steps an epoch in batches of 1,024, 980 in the default five epochs, and the
-model learns (held-out MAP 0.63). A librarian's export is a few hundred titles or abstracts: Web
-of Science's BibTeX of 652 titles gives 1,220 windows, two steps an epoch and ten in all, and
-the model hardly leaves its initialisation (held-out MAP 0.036 against Model 1 (d)'s 0.393).
+windows give 196 steps an epoch in batches of 1,024, 980 in the default five epochs. A
+librarian's export is a few hundred titles or abstracts: Web of Science's BibTeX of 652 titles
+gives 1,220 windows, two steps an epoch and ten in all, and the model hardly leaves its
+initialisation (held-out MAP 0.036 against Model 1 (d)'s 0.393).
 
 More steps always raise the held-out MAP, but past a point that is the model memorising who
-wrote what, and queries from outside the collection get worse answers. On AMiner (1,641
-abstracts, 12,723 windows; its query papers out of the collection), in batches of 128 the
-held-out MAP rose to 0.42 by epoch 7 (700 steps) and stayed there, while the 114 papers as
-queries peaked at 0.181 after epoch 4 (400 steps) and fell to 0.10 by epoch 30, and the 7 areas
-peaked at 0.218 after epoch 3 and fell to about 0.14; in batches of 1,024 (13 steps an epoch)
-the papers peaked at 0.170 after 10 to 14 epochs (130 to 180 steps) and the paper's five epochs
-gave 0.130 (benchmarks/auto_generalises.py, docs/results/auto-generalises.md).
+wrote what, and queries from outside the collection get worse answers
+(benchmarks/epochs_outside.py). On AMiner (1,641 abstracts; the 114 query papers out of the
+collection), in batches of 1,024 (12 steps an epoch) the held-out MAP rose until epoch 30 (0.40)
+while the 7 areas peaked at 0.236 after epoch 10 (120 steps) and the 114 papers at 0.170 after
+epoch 14 (168 steps; 0.130 after the paper's five epochs, 60 steps); in batches of 128 the
+areas peaked at 0.218 after 267 steps, the papers at 0.181 after 356, and both fell by a third
+to a half by epoch 30 (2,670 steps) while the held-out MAP stayed at 0.41. Both query sets were
+near their best between 120 and 180 steps of 1,024 and between 180 and 360 steps of 128.
 
-So a collection whose windows make fewer than MIN_STEPS_PER_EPOCH steps an epoch at the paper's
-batch size gets batches that make that many (not below MIN_BATCH), and keeps the paper's five
-epochs unless even the smallest batches make fewer than MIN_STEPS steps in them, when its
-epochs are raised to make that many (at most MAX_EPOCHS); a larger collection keeps the paper's
+So a run of the paper's settings that would take fewer than MIN_STEPS steps (in both ranges)
+gets batches that make that many in its epochs (not below MIN_BATCH windows), and, only where
+even those make fewer, more epochs (at most MAX_EPOCHS); a larger collection keeps the paper's
 settings. Every change says why, in the words the app's form and `expert-gui train` show
 (benchmarks/realfiles_training.py measures every real export with and without them).
 """
@@ -34,9 +34,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from expert_gui.core.data.collection import Collection
 
-MIN_STEPS_PER_EPOCH = 100
+MIN_STEPS = 200
 MIN_BATCH = 32
-MIN_STEPS = 500
 MAX_EPOCHS = 100
 
 
@@ -86,24 +85,25 @@ def suggest(shape: Shape, batch_size: int, epochs: int, fixed: Iterable[str] = (
     Settings named in `fixed` (given by a collection's train_settings.json or on the command
     line) are kept, and the others are sized around them."""
     fixed = set(fixed)
-    if steps_per_epoch(shape.windows, batch_size) >= MIN_STEPS_PER_EPOCH:
+    before = epochs * steps_per_epoch(shape.windows, batch_size)
+    if before >= MIN_STEPS:
         return batch_size, epochs, {}  # the paper's settings are made for a collection this large
     batch = batch_size if "batch_size" in fixed else \
-        max(MIN_BATCH, shape.windows // MIN_STEPS_PER_EPOCH)
+        max(MIN_BATCH, shape.windows * epochs // MIN_STEPS)
     per_epoch = steps_per_epoch(shape.windows, batch)
     sized = epochs if "epochs" in fixed else \
         min(MAX_EPOCHS, max(epochs, math.ceil(MIN_STEPS / per_epoch)))
     reasons = {}
+    wanted = f"a run of at least {MIN_STEPS} steps wanted"
     if batch != batch_size:
         reasons["batch_size"] = (
-            f"{shape.windows:,} training windows make "
-            f"{_steps(steps_per_epoch(shape.windows, batch_size))} an epoch in batches of "
-            f"{batch_size:,}; batches of {batch:,} make {per_epoch:,} ({MIN_STEPS_PER_EPOCH} "
-            f"wanted, batches of at least {MIN_BATCH})")
+            f"{shape.windows:,} training windows make {_steps(before)} in {epochs} epochs of "
+            f"batches of {batch_size:,}; batches of {batch:,} make {_steps(per_epoch)} an epoch "
+            f"({wanted}, batches of at least {MIN_BATCH})")
     if sized != epochs:
         reasons["epochs"] = (
-            f"{sized} epochs of {_steps(per_epoch)} make {sized * per_epoch:,} steps "
-            f"(at least {MIN_STEPS:,} wanted; at most {MAX_EPOCHS} epochs)")
+            f"{sized} epochs of {_steps(per_epoch)} make {sized * per_epoch:,} steps ({wanted}; "
+            f"at most {MAX_EPOCHS} epochs)")
     return batch, sized, reasons
 
 
