@@ -145,13 +145,13 @@ def test_the_advice_names_the_settings_to_change_or_says_why_none_would_do():
     paper = TrainSettings().to_dict()
     assert training_advice(paper, c) == (
         "it was trained with batch size 1,024, epochs 5 (5 steps); train it again with the "
-        "settings suggested for this collection: batch size 32, epochs 29 (203 steps)")
-    odd = {**paper, "eps": 1e-14, "batch_size": 32, "epochs": 29}
+        "settings suggested for this collection: batch size 32, epochs 9 (63 steps)")
+    odd = {**paper, "eps": 1e-14, "batch_size": 32, "epochs": 9}
     assert training_advice(odd, c) == ("it was trained with eps 1e-14; train it again with the "
                                        "settings suggested for this collection: eps 1e-06")
-    suggested = {**paper, "batch_size": 32, "epochs": 29}
+    suggested = {**paper, "batch_size": 32, "epochs": 9}
     assert training_advice(suggested, c) == (
-        "its people have too little text each for the log-linear model to learn them in 203 "
+        "its people have too little text each for the log-linear model to learn them in 63 "
         "steps (200 documents (median 5 words), 300 people, 80% with one document, 200 training "
         "windows), and the baselines, which match their exact words, do better; many more "
         "epochs would raise this held-out MAP by memorising who wrote what (on AMiner that made "

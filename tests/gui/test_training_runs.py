@@ -46,17 +46,17 @@ def test_the_form_shows_the_papers_defaults_unless_the_collection_suggests_other
     # The next collection ships none: what its size needs (85 windows: 5 steps in the paper's
     # five epochs of 1,024), each with why, not the previous suggestions.
     open_collection(qtbot, window, OTHER_COLLECTION)
-    sized = dataclasses.replace(form_defaults(), batch_size=32, epochs=67)
+    sized = dataclasses.replace(form_defaults(), batch_size=32, epochs=20)
     assert panel.form.settings() == sized
     assert panel.defaults_label.text() == \
-        "Settings: suggested for this collection's size (batch size 32, epochs 67)."
+        "Settings: suggested for this collection's size (batch size 32, epochs 20)."
     assert panel.form.widgets["batch_size"].toolTip().startswith(
         "Suggested for this collection: 85 training windows make 5 steps in 5 epochs of "
         "batches of 1,024; batches of 32 make 3 steps an epoch")
     assert panel.form.widgets["dim"].toolTip().startswith("Size e")  # not suggested: as before
     panel.form.set_value("epochs", 2)
     assert panel.defaults_label.text() == ("Settings: edited; Reset gives suggested for this "
-                                           "collection's size (batch size 32, epochs 67).")
+                                           "collection's size (batch size 32, epochs 20).")
     assert panel.reset_button.isEnabled()
     panel.reset_button.click()
     assert panel.form.settings() == sized
