@@ -113,8 +113,9 @@ def table(rows: dict[str, dict[str, dict]], root: Path, title: str) -> str:
             if r is None:
                 continue
             if "documents" not in r:
-                lines.append(f"| {name} | not read by this branch ({r['error'].split(':')[-2]}"
-                             f") | | | | | | | | |")
+                why = r["error"].split(str(root / name))[-1].lstrip(":0123456789 ")
+                lines.append(f"| {name} | not read by this branch: {why.split(';')[0][:90]} "
+                             "| | | | | | | | |")
                 break
             first = which == "paper" or "paper" not in by
             head = (f"| {name} ({r['format']}) | {r['documents']:,} | {r['people']:,} "

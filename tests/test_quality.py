@@ -108,7 +108,8 @@ def test_no_warning_cries_wolf_where_auto_holds_up():
     weak = held_out_warning(measures(0.036, 0.349, 0.393, chance=0.002, auto=0.38),
                             advice="what to change")
     assert weak == ("held-out MAP 0.036 is far below Model 1 (d)'s 0.393, and auto's 0.380 is "
-                    "below Model 1 (d)'s too: the model learned little; what to change")
+                    "below Model 1 (d)'s too: the model learned little; Model 1 (d) answers "
+                    "better meanwhile (choose it as the method); what to change")
     assert held_out_note(measures(0.036, 0.349, 0.393, chance=0.002, auto=0.38)) == ""
     assert held_out_note(measures(0.55, auto=0.6)) == ""  # a model that learned: nothing to say
     # without advice, which settings to look at

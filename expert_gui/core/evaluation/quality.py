@@ -79,9 +79,12 @@ def held_out_warning(measures: Mapping[str, Mapping[str, float]] | None, *,
     if not weak or _auto_holds_up(measures, weak.baseline):
         return ""
     auto = measures.get("auto", {}).get("AP")
-    also = (f", and auto's {auto:.3f} is below {METHOD_LABELS[weak.baseline]}'s too"
-            if auto is not None and weak.baseline else "")
-    return f"{weak.text}{also}: the model learned little; {advice or GENERAL_ADVICE}"
+    best = METHOD_LABELS.get(weak.baseline, "")
+    also = (f", and auto's {auto:.3f} is below {best}'s too" if auto is not None and best
+            else "")
+    instead = f"; {best} answers better meanwhile (choose it as the method)" if best else ""
+    return (f"{weak.text}{also}: the model learned little{instead}; "
+            f"{advice or GENERAL_ADVICE}")
 
 
 def held_out_note(measures: Mapping[str, Mapping[str, float]] | None, *,
