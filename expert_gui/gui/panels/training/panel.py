@@ -710,8 +710,11 @@ def model_warning(model, collection=None) -> str:
 
 
 def model_note(model, collection) -> str:
-    """What else the held-out documents say of a model of `collection` ('' when nothing): its
-    log-linear model is weak where `auto` holds up, or why nothing could measure it."""
+    """What else the held-out documents say of a model of `collection` ('' when nothing, or
+    no collection is open): its log-linear model is weak where `auto` holds up, or why nothing
+    could measure it."""
+    if collection is None:
+        return ""
     if not model.calibration:
         return held_out_shortfall(collection)
     measures, documents, advice = _quality(model, collection)
