@@ -1,6 +1,7 @@
 """`expert-gui train` end to end on the fixture collection."""
 
 import pytest
+from fixtures import one_paper_authors
 from fixtures.training import FOLDER
 
 from expert_gui.cli import main
@@ -96,3 +97,26 @@ def test_train_applies_the_collections_suggested_settings_as_the_app_does(tmp_pa
                  "--no-suggested-settings"]) == 0
     assert load_model(tmp_path / "b").dim == TrainSettings().dim
     assert "settings: the paper's defaults" in capsys.readouterr().err
+
+
+def test_train_sizes_a_small_collection_and_says_why(tmp_path, capsys):
+    # the fixture's 85 windows make 5 steps in the paper's five epochs of 1,024
+    out = tmp_path / "model"
+    assert main(["train", str(FOLDER), "--out", str(out), "--dim", "8", "--epochs", "2"]) == 0
+    model = load_model(out)
+    assert model.settings["batch_size"] == 32 and len(model.history) == 2  # --epochs is kept
+    err = capsys.readouterr().err
+    assert "settings: suggested for this collection's size (batch size 32)" in err
+    assert "  batch size: 85 training windows make 5 steps in 5 epochs" in err
+
+
+def test_a_collection_too_small_for_held_out_documents_says_so(tmp_path, capsys):
+    # PubMed-like: every paper by people who wrote nothing else in it
+    assert main(["train", str(one_paper_authors.FOLDER), "--out", str(tmp_path / "m"), "--dim", "8",
+                 "--epochs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "held out of training, as queries: 0 documents" in err
+    assert ("note: no document can be held out to measure the model: a held-out document's "
+            "people must each keep another document, and 60 of the 60 people have only one") \
+        in err
+    assert load_model(tmp_path / "m").calibration is None

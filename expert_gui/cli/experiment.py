@@ -69,12 +69,12 @@ def settings_from_args(args: argparse.Namespace):
     """The run's ExperimentSettings."""
     from expert_gui.core.evaluation.results import ExperimentSettings
 
-    found = suggested(args)
-    say_suggested(found)
     given = {"window": args.window, "dim": args.dim, "batch_size": args.batch_size,
              "epochs": args.epochs, "overlapping": args.overlapping, "threads": args.threads}
-    train = dataclasses.replace(found.settings, seed=args.seed,
-                                **{k: v for k, v in given.items() if v is not None})
+    given = {k: v for k, v in given.items() if v is not None}
+    found = suggested(args, _collection_to_train(args), given=given)
+    say_suggested(found)
+    train = dataclasses.replace(found.settings, seed=args.seed, **given)
     return ExperimentSettings(candidates=args.candidates, suggested_settings=found.source,
         text=TextSettings(numbers=args.numbers), train=train,
         held_out=HeldOutSettings(fraction=args.held_out, seed=args.seed),
@@ -82,6 +82,16 @@ def settings_from_args(args: argparse.Namespace):
         methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
         depth=args.depth, n_permutations=args.permutations, seed=args.seed,
         sweep_epochs=args.sweep_epochs)
+
+
+def _collection_to_train(args: argparse.Namespace):
+    """The collection the experiment trains on, whose size the suggested settings are made for
+    (None with --model: nothing is trained). Loaded from the cache the experiment then reads."""
+    if args.model or args.no_suggested_settings:
+        return None
+    from expert_gui.core.data.loading import load_collection
+
+    return load_collection(args.collection, settings=TextSettings(numbers=args.numbers))
 
 
 class _Bars:

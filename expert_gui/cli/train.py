@@ -92,52 +92,65 @@ def register(sub):
 
 def add_suggested_settings_argument(p) -> None:
     p.add_argument("--no-suggested-settings", action="store_true",
-                   help="ignore the collection's train_settings.json (which the app's training "
-                        "form applies too) and start from the paper's defaults")
+                   help="start from the paper's defaults: ignore the collection's "
+                        "train_settings.json and the batch size and epochs suggested for its "
+                        "size (the app's training form applies both too)")
 
 
-def suggested(args, base=None):
+def suggested(args, collection, base=None, given=()):
     """The defaults this run starts from (a SuggestedSettings): the collection's
-    train_settings.json over `base` (the paper's defaults) unless --no-suggested-settings."""
+    train_settings.json over `base` (the paper's defaults), and the batch size and epochs its
+    size needs for what neither the file nor the options `given` set, unless
+    --no-suggested-settings."""
     from expert_gui.core.train.settings import PAPER_DEFAULTS, SuggestedSettings, TrainSettings
     from expert_gui.core.train.settings import suggested_settings as read
 
     base = TrainSettings() if base is None else base
     if args.no_suggested_settings:
         return SuggestedSettings(base, PAPER_DEFAULTS, {})
-    return read(args.collection, base)
+    return read(args.collection, base, collection=collection, given=given)
 
 
 def say_suggested(found) -> None:
-    """Which settings a run starts from, and any problem of the collection's file."""
+    """Which settings a run starts from, why each suggested one was, and any problem of the
+    collection's file."""
     if found.problem:
         print(f"warning: {found.problem}", file=sys.stderr)
     given = ", ".join(f"{k} {v}" for k, v in found.values.items())
     print(f"settings: {found.source}" + (f" ({given})" if given else "") +
           ", then the options given here", file=sys.stderr)
+    for name, why in found.reasons.items():
+        print(f"  {name.replace('_', ' ')}: {why}", file=sys.stderr)
 
 
-def _settings(args):
-    """TrainSettings and TextSettings: the checkpoint's when resuming, else the collection's
-    suggested settings or the paper's defaults; then every option given on the command line."""
-    from expert_gui.core.train.trainer import checkpoint_settings
-
-    found = None if args.resume else suggested(args)
-    train, text = checkpoint_settings(args.out) if args.resume else (found.settings,
-                                                                     TextSettings())
+def _given(args) -> dict:
+    """The training options given on the command line."""
     given = {k: getattr(args, k) for k in (*TRAIN_OPTIONS, "optimizer", "overlapping",
                                            "early_stopping", "device", "mixed_precision",
                                            "cuda_graphs", "embeddings")}
-    try:
-        train = replace(train, **{k: v for k, v in given.items() if v is not None})
-        text = replace(text, **{k: v for k, v in (("vocab_size", args.vocab_size),
-                                                  ("min_count", args.min_count),
-                                                  ("numbers", args.numbers)) if v is not None})
-    except ValueError as exc:
-        from expert_gui.core.errors import TrainingError
+    return {k: v for k, v in given.items() if v is not None}
 
-        raise TrainingError(str(exc)) from exc
-    return train, text, found
+
+def _text_settings(args) -> TextSettings:
+    """The checkpoint's text settings when resuming, else the defaults; then the options."""
+    from expert_gui.core.train.trainer import checkpoint_settings
+
+    text = checkpoint_settings(args.out)[1] if args.resume else TextSettings()
+    return replace(text, **{k: v for k, v in (("vocab_size", args.vocab_size),
+                                              ("min_count", args.min_count),
+                                              ("numbers", args.numbers)) if v is not None})
+
+
+def _settings(args, collection):
+    """TrainSettings: the checkpoint's when resuming, else the collection's suggested settings
+    or the paper's defaults; then every option given on the command line. With the suggestion
+    (None when resuming)."""
+    from expert_gui.core.train.trainer import checkpoint_settings
+
+    given = _given(args)
+    found = None if args.resume else suggested(args, collection, given=given)
+    train = checkpoint_settings(args.out)[0] if args.resume else found.settings
+    return replace(train, **given), found
 
 
 def run(args) -> int:
@@ -151,27 +164,39 @@ def run(args) -> int:
         train_and_calibrate,
     )
     from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
-    from expert_gui.core.evaluation.quality import held_out_warning
+    from expert_gui.core.evaluation.quality import (
+        held_out_note,
+        held_out_shortfall,
+        held_out_warning,
+        training_advice,
+    )
     from expert_gui.core.store.storage import check_model_folder
     from expert_gui.core.train.embeddings import load_word_vectors
     from expert_gui.core.train.net import select_device
 
-    settings, text, found = _settings(args)
+    try:
+        text = _text_settings(args)
+    except ValueError as exc:
+        raise TrainingError(str(exc)) from exc
     check_model_folder(args.out)  # before the collection loads: a bad --out is told at once
-    if found is not None:
-        say_suggested(found)
     collection = load_collection(args.collection, format=args.format,
                                  associations=args.associations, people=args.people,
                                  settings=text, columns=table_columns(args),
                                  use_cache=not args.no_cache)
-    print(f"{collection.name}: {collection.n_documents:,} documents, {collection.n_people:,} "
-          f"people, {len(collection.vocab):,} words; {text.describe()}", file=sys.stderr)
     try:
+        settings, found = _settings(args, collection)
         split = hold_out(collection, HeldOutSettings(fraction=args.held_out, seed=settings.seed))
     except ValueError as exc:
         raise TrainingError(str(exc)) from exc
+    if found is not None:
+        say_suggested(found)
+    print(f"{collection.name}: {collection.n_documents:,} documents, {collection.n_people:,} "
+          f"people, {len(collection.vocab):,} words; {text.describe()}", file=sys.stderr)
     print(f"held out of training, as queries: {len(split.documents):,} documents",
           file=sys.stderr)
+    shortfall = held_out_shortfall(collection, len(split.documents), split.settings)
+    if shortfall:
+        print(f"note: {shortfall}", file=sys.stderr)
     vectors = None
     if settings.embeddings and not args.resume:
         vectors = load_word_vectors(settings.embeddings, split.training.vocab)
@@ -226,9 +251,14 @@ def run(args) -> int:
         print(f"the steps ran on {ran['on']}", file=sys.stderr)
     if model.calibration:
         print(held_out_summary(model.calibration))
-        warning = held_out_warning(model.calibration["measures"])
+        quality = {"documents": len(model.calibration["held_out"]["documents"]),
+                   "advice": training_advice(model.settings, collection)}
+        warning = held_out_warning(model.calibration["measures"], **quality)
         if warning:
             print(f"warning: {warning}", file=sys.stderr)
+        note = held_out_note(model.calibration["measures"], **quality)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
     return 0
 
 

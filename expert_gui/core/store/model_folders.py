@@ -80,6 +80,7 @@ class ModelFolder:
     settings: dict = field(default_factory=dict)
     problem: str = ""  # why a DAMAGED folder cannot be used
     held_out: dict = field(default_factory=dict)  # the calibration's measures, method -> AP, RR
+    held_out_documents: int = 0  # how many held-out documents measured them
 
     @property
     def name(self) -> str:
@@ -188,6 +189,7 @@ def _from_manifest(folder: Path, modified: float) -> ModelFolder:
     words = meta["vocabulary"]["words"]
     settings = dict(meta["settings"])
     history = meta.get("history") or []
+    calibration = meta.get("calibration") or {}
     return ModelFolder(
         folder, PARTIAL if settings.get("stopped") else COMPLETE, modified,
         collection_fingerprint=str(meta.get("collection_fingerprint") or ""),
@@ -197,7 +199,8 @@ def _from_manifest(folder: Path, modified: float) -> ModelFolder:
         dim=int(settings.get("dim", 0)), step=int(settings.get("steps", 0)),
         total_steps=int(settings.get("total_steps", 0)), epoch=len(history),
         epochs=int(settings.get("epochs", 0)), settings=settings,
-        held_out=dict((meta.get("calibration") or {}).get("measures", {})))
+        held_out=dict(calibration.get("measures", {})),
+        held_out_documents=len((calibration.get("held_out") or {}).get("documents", ())))
 
 
 def _from_checkpoint(folder: Path, modified: float) -> ModelFolder:

@@ -69,6 +69,13 @@ def _windows_per_document(collection: Collection, window: int,
     return np.where(has_people, per_doc, 0), lengths, d_max
 
 
+def count_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> int:
+    """How many windows `make_instances` cuts, without cutting them: what the suggested settings
+    (shape.py) size the batches and epochs by, and the memory check (memory.py) counts."""
+    per_doc, _, _ = _windows_per_document(collection, window, overlapping)
+    return int(per_doc.sum())
+
+
 def mean_weight(collection: Collection, window: int = 8, overlapping: bool = False) -> float:
     """The mean of the instances' weights |d_max| / |d|, without making the instances: what a
     uniform guess's loss per instance, log |C|, is multiplied by in Eq. 3."""
@@ -77,11 +84,6 @@ def mean_weight(collection: Collection, window: int = 8, overlapping: bool = Fal
     if not used.any():
         return 1.0
     return float(np.sum(per_doc[used] * (d_max / lengths[used])) / np.sum(per_doc[used]))
-
-
-def count_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> int:
-    """How many instances `make_instances` would make, without making them."""
-    return int(_windows_per_document(collection, window, overlapping)[0].sum())
 
 
 def make_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> Instances:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from expert_gui.core import schema
@@ -197,9 +198,20 @@ HOW_IT_RUNS = ("device", "threads", "candidate_chunk", "checkpoint_every", "chec
 def differences_from_defaults(values) -> list[str]:
     """The settings in `values` (a model's settings dict) that differ from the paper's defaults,
     as the saved-models list names them: ["eps 0", "epochs 10", "overlapping"]."""
+    return _named({f.name: values[f.name] for f in fields(TrainSettings)
+                   if f.name not in HOW_IT_RUNS and f.name in values
+                   and values[f.name] != f.default})
+
+
+def describe_settings(settings: TrainSettings, names) -> str:
+    """Settings `names` of `settings` in words: "batch size 32, epochs 77"."""
+    return ", ".join(_named({n: getattr(settings, n) for n in names}))
+
+
+def _named(values: dict) -> list[str]:
     out = []
     for f in fields(TrainSettings):
-        if f.name in HOW_IT_RUNS or f.name not in values or values[f.name] == f.default:
+        if f.name not in values:
             continue
         value, name = values[f.name], _label(f.name)
         if isinstance(f.default, bool):
@@ -233,13 +245,17 @@ PAPER_DEFAULTS = "the paper's defaults (section 4.4)"
 class SuggestedSettings:
     """The settings to train a collection with: `base` with the collection's
     `train_settings.json` over it, when its folder has one (a small collection such as the demo
-    trains well in seconds with smaller batches and more epochs). `source` says where they come
-    from, `values` what the file set, `problem` what in the file was not used ('' when none)."""
+    trains well in seconds with smaller batches and more epochs), and, for what the file does not
+    set, the batch size and epochs the collection's shape needs (shape.py: a few hundred titles
+    make two steps an epoch at the paper's settings). `source` says where they come from,
+    `values` what the file set, `reasons` why each setting the shape changed was changed, and
+    `problem` what in the file was not used ('' when none)."""
 
     settings: TrainSettings
     source: str
     values: dict
     problem: str = ""
+    reasons: dict = field(default_factory=dict)
 
 
 def suggested_settings_path(source: str | Path) -> Path | None:
@@ -253,11 +269,34 @@ def suggested_settings_path(source: str | Path) -> Path | None:
 
 
 def suggested_settings(source: str | Path, base: TrainSettings = TrainSettings(),
-                       name: str = "") -> SuggestedSettings:
-    """`base` with the `train_settings.json` beside the collection at `source` over it: what the
-    app's training form shows and `expert-gui train` and `experiment` use. A file that cannot be
-    read, is not a JSON object or holds an invalid value is not used, and `problem` says why;
-    names the trainer does not have are left out, and `problem` names them."""
+                       name: str = "", *, collection=None,
+                       given: Iterable[str] = ()) -> SuggestedSettings:
+    """`base` with the `train_settings.json` beside the collection at `source` over it, and,
+    with the loaded `collection`, the batch size and epochs its shape needs for what neither the
+    file nor `given` (settings the user set, such as command-line options) sets: what the app's
+    training form shows and `expert-gui train` and `experiment` use. A file that cannot be read,
+    is not a JSON object or holds an invalid value is not used, and `problem` says why; names
+    the trainer does not have are left out, and `problem` names them."""
+    found = _from_file(source, base, name)
+    if collection is None:
+        return found
+    from expert_gui.core.train.shape import Shape, suggest
+
+    shape = Shape.of(collection, found.settings.window, found.settings.overlapping)
+    batch, epochs, reasons = suggest(shape, found.settings.batch_size, found.settings.epochs,
+                                     {*found.values, *given})
+    if not reasons:
+        return found
+    settings = replace(found.settings, batch_size=batch, epochs=epochs)
+    changed = describe_settings(settings, reasons)
+    source_text = (f"{found.source}, and for this collection's size ({changed})" if found.values
+                   else f"suggested for this collection's size ({changed})")
+    return replace(found, settings=settings, source=source_text, reasons=reasons)
+
+
+def _from_file(source: str | Path, base: TrainSettings, name: str) -> SuggestedSettings:
+    """`base` with the collection's train_settings.json over it (the whole of the suggestion
+    before the collection is loaded)."""
     path = suggested_settings_path(source)
     if path is None:
         return SuggestedSettings(base, PAPER_DEFAULTS, {})

@@ -157,6 +157,7 @@ class SettingsForm(QWidget):
         super().__init__(parent)
         self.widgets: dict[str, QWidget] = {}
         self.labels: dict[str, QLabel] = {}
+        self.tips: dict[str, str] = {}
         layout = QFormLayout(self)
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         defaults = form_defaults()
@@ -174,7 +175,16 @@ class SettingsForm(QWidget):
             layout.addRow(label, widget)
             self.widgets[f.name] = widget
             self.labels[f.name] = label
+            self.tips[f.name] = tip
         self.changed.connect(self._mark_problem)
+
+    def show_reasons(self, reasons: dict[str, str]) -> None:
+        """Each setting suggested for the collection says why in its tooltip."""
+        for name, tip in self.tips.items():
+            if name in reasons:
+                tip = f"Suggested for this collection: {reasons[name]}.\n\n{tip}"
+            self.widgets[name].setToolTip(tip)
+            self.labels[name].setToolTip(tip)
 
     def _widget_for(self, name: str, value) -> QWidget | None:
         limits = RANGES.get(name)
@@ -309,12 +319,14 @@ class _PathField(QWidget):
         self.edit.setToolTip(tip)
 
 
-def collection_defaults(collection) -> tuple[TrainSettings, str, str]:
+def collection_defaults(collection) -> tuple[TrainSettings, str, str, dict[str, str]]:
     """The form's defaults for a collection: its `train_settings.json` over the form's own
-    defaults, when it ships one (core/train/settings.py, which `expert-gui train` uses too).
-    Returns the settings, where they come from (for the form's caption), and a problem with the
-    file ('' when none)."""
+    defaults, when it ships one, and the batch size and epochs its size needs
+    (core/train/settings.py, which `expert-gui train` uses too). Returns the settings, where
+    they come from (for the form's caption), a problem with the file ('' when none) and why
+    each setting suggested for the collection's size was (setting -> reason)."""
     if collection is None:
-        return form_defaults(), PAPER_DEFAULTS, ""
-    found = suggested_settings(collection.source, form_defaults(), collection.name)
-    return found.settings, found.source, found.problem
+        return form_defaults(), PAPER_DEFAULTS, "", {}
+    found = suggested_settings(collection.source, form_defaults(), collection.name,
+                               collection=collection)
+    return found.settings, found.source, found.problem, found.reasons

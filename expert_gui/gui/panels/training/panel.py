@@ -34,7 +34,12 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.errors import ModelFileError
 from expert_gui.core.evaluation.calibration import LossScale, TrainingStage
-from expert_gui.core.evaluation.quality import held_out_warning
+from expert_gui.core.evaluation.quality import (
+    held_out_note,
+    held_out_shortfall,
+    held_out_warning,
+    training_advice,
+)
 from expert_gui.core.paths import models_dir
 from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.store.model_folders import (
@@ -280,7 +285,10 @@ class TrainingPanel(QWidget):
         """The form shows the paper's defaults, or the collection's `train_settings.json` when
         it ships one (a small collection such as the demo trains well in seconds with smaller
         batches and more epochs); never the previous collection's."""
-        self._defaults, self._defaults_source, problem = collection_defaults(collection)
+        self._defaults, self._defaults_source, problem, reasons = collection_defaults(collection)
+        self.form.show_reasons(reasons)
+        self.defaults_label.setToolTip("\n".join(f"{k.replace('_', ' ').capitalize()}: {why}."
+                                                  for k, why in reasons.items()))
         if problem:
             self.state.message.emit(problem.capitalize())
         self.reset_form()
@@ -348,9 +356,11 @@ class TrainingPanel(QWidget):
             if partial_text(model):
                 text += f" (<b>partial</b>: {partial_text(model)})"
             text += "."
-            if warning := model_warning(model):
+            if warning := model_warning(model, collection):
                 text += (f' <span style="color:#c92a2a">{WARNING_SIGN} '
                          f"{html.escape(warning)}</span>")
+            elif note := model_note(model, collection):
+                text += f" {html.escape(note[0].upper() + note[1:])}."
         if self._finished_text:
             text = self._finished_text + "<br>" + text
         self.status_label.setText(text)
@@ -524,10 +534,14 @@ class TrainingPanel(QWidget):
         stopped = partial_text(model)
         done = (f"Stopped: the model so far (<b>partial</b>, {stopped}) is saved in "
                 if stopped else "Trained; saved in ") + html.escape(str(folder))
-        warning = model_warning(model)
+        fits = self.state.fits(model)
+        own = self.state.collection if fits else None
+        warning = model_warning(model, own)
         if warning:
             done += f'. <span style="color:#c92a2a">{WARNING_SIGN} {html.escape(warning)}</span>'
-        if self.state.fits(model):
+        elif own is not None and (note := model_note(model, own)):
+            done += f". {html.escape(note[0].upper() + note[1:])}"
+        if fits:
             self.state.set_model(model, folder)
             # what the held-out documents decided for auto, as `expert-gui train` says it
             auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
@@ -687,10 +701,32 @@ class TrainingPanel(QWidget):
         return answer == QMessageBox.StandardButton.Open
 
 
-def model_warning(model) -> str:
-    """Why a model is weak ('' when it is not): its held-out MAP against chance and the
-    baselines (core/evaluation/quality.py)."""
-    return held_out_warning((model.calibration or {}).get("measures"))
+def model_warning(model, collection=None) -> str:
+    """Why a model's answers are weak ('' when they hold up): its held-out MAP against chance
+    and the baselines, with what to change for `collection`, the model's own (core/evaluation/
+    quality.py)."""
+    measures, documents, advice = _quality(model, collection)
+    return held_out_warning(measures, documents=documents, advice=advice)
+
+
+def model_note(model, collection) -> str:
+    """What else the held-out documents say of a model of `collection` ('' when nothing, or
+    no collection is open): its log-linear model is weak where `auto` holds up, or why nothing
+    could measure it."""
+    if collection is None:
+        return ""
+    if not model.calibration:
+        return held_out_shortfall(collection)
+    measures, documents, advice = _quality(model, collection)
+    return held_out_note(measures, documents=documents, advice=advice)
+
+
+def _quality(model, collection) -> tuple:
+    """A model's held-out measures, how many documents measured them, and what to change."""
+    calibration = model.calibration or {}
+    documents = len(calibration.get("held_out", {}).get("documents", ())) or None
+    advice = training_advice(model.settings, collection) if calibration and collection else ""
+    return calibration.get("measures"), documents, advice
 
 
 def _source_name(info: ModelFolder) -> str:

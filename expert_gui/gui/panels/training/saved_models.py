@@ -34,7 +34,9 @@ def held_out_text(info: ModelFolder) -> str:
 
 def folder_warning(info: ModelFolder) -> str:
     """Why the folder's model is weak ('' when it is not, or holds no finished model)."""
-    return held_out_warning(info.held_out) if info.kind not in (INTERRUPTED, DAMAGED) else ""
+    if info.kind in (INTERRUPTED, DAMAGED):
+        return ""
+    return held_out_warning(info.held_out, documents=info.held_out_documents or None)
 
 
 def folder_text(info: ModelFolder) -> str:
