@@ -48,6 +48,8 @@ class Session(QObject):
         if not self._startup:
             return
         query, method = self._restore.pop("query", ""), self._restore.pop("method", "")
+        typed = self.window.query_panel.query_edit.text().strip()
+        query = typed or query  # typed while the collection loaded: the user's, not the last
         if query or method:  # restoring changes the method: saved only once it is done
             self.window.query_panel.restore(query, method)
         self._startup = False

@@ -33,7 +33,7 @@ from expert_gui.core.store.storage import (
     save_model,
 )
 from expert_gui.core.train import distributed
-from expert_gui.core.train.instances import make_instances
+from expert_gui.core.train.instances import make_instances, mean_weight
 from expert_gui.core.train.net import (
     LogLinearNet,
     device_memory_bytes,
@@ -214,7 +214,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         if settings.checkpoint_every and run.epoch < settings.epochs:
             save()  # a small collection may never reach checkpoint_every steps before a kill
     save()
-    model = _to_model(net, run, settings, collection, word_vectors, stopped)
+    model = _to_model(net, run, settings, collection, word_vectors, stopped,
+                      weight=mean_weight(collection, settings.window, settings.overlapping))
     if finish is not None and not stopped and dist.is_main:
         finish(model)
     if out_dir is not None and dist.is_main:
@@ -467,11 +468,14 @@ def _check_optimizer_state(state: dict, net) -> None:
 
 
 def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors,
-              stopped: bool = False) -> LogLinearModel:
+              stopped: bool = False, weight: float = 1.0) -> LogLinearModel:
     params = run.best if (settings.early_stopping and run.best) else net.state_dict()
     # `stopped`: the user stopped the run, so the model is partial (the app marks it so).
+    # `weight`: the instances' mean weight |d_max| / |d|, by which the history's losses
+    # are divided to read as cross-entropy per instance (evaluation/calibration.LossScale).
     extra = {"best_epoch": run.best_epoch, "steps": run.step,
-             "total_steps": run.steps_per_epoch * settings.epochs, "stopped": stopped}
+             "total_steps": run.steps_per_epoch * settings.epochs, "stopped": stopped,
+             "mean_weight": weight}
     if word_vectors is not None:
         extra["embeddings_coverage"] = word_vectors.coverage()
     return LogLinearModel(

@@ -232,6 +232,8 @@ class QueryPanel(QWidget):
         self._built: dict[tuple, object] = {}
         self._training = False  # a run is training a model for this collection
         self._query_path = None  # the collection the query box's text was typed for
+        self._text_at_load = None  # the query box's text when a collection began to load
+        state.runner.started.connect(self._task_started)
         state.model_dropped.connect(self._model_dropped)
         state.model_changed.connect(self._model_changed)
         state.collection_changed.connect(self._collection_changed)
@@ -270,11 +272,18 @@ class QueryPanel(QWidget):
         if self.method_ranker is None and self.query_edit.text().strip():
             self.run_query()  # a ranker chosen before has ranked already (_method_ready)
 
+    def _task_started(self, slot: str) -> None:
+        if slot == "load":
+            self._text_at_load = self.query_edit.text()
+
     def _collection_changed(self, _collection) -> None:
-        # A query typed for another collection would be run on this one when its model opens.
+        # A query left from another collection would be run on this one when its model opens;
+        # one typed while this one loaded is for it (Ctrl+O, Ctrl+L, type: it is kept).
         if self.state.collection_path != self._query_path:
             self._query_path = self.state.collection_path
-            self.query_edit.clear()
+            if self.query_edit.text() == self._text_at_load or self._text_at_load is None:
+                self.query_edit.clear()
+        self._text_at_load = None
         self._model_changed(self.state.model)
 
     def _model_dropped(self, text: str) -> None:

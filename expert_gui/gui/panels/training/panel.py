@@ -11,6 +11,7 @@ models list and the opening of models (model_list.py), each saved model's line
 from __future__ import annotations
 
 import html
+import math
 import time
 from pathlib import Path
 
@@ -219,7 +220,7 @@ class TrainingPanel(ModelList, QWidget):
         layout.addWidget(split)
 
         state.collection_changed.connect(self._on_collection_changed)
-        state.model_changed.connect(lambda _: self._show_idle())
+        state.model_changed.connect(self._on_model_changed)
         self._show_form_origin()
         self.refresh_models()
         self._update_buttons()
@@ -249,10 +250,43 @@ class TrainingPanel(ModelList, QWidget):
                                    "trained with.")
         if collection is not None and not self.is_training():
             self.apply_collection_defaults(collection)
+        if self.state.model is None and not self.is_training():
+            self._show_model_run(None)  # the last run trained another collection
         self.refresh_models()
         self._update_buttons()
         self._open_waiting_model()
         self._show_idle()
+
+    def _on_model_changed(self, model) -> None:
+        """The panel shows the run in front of the user: the run that made the model now open
+        (the one it just trained, or the training a saved model's history records), never the
+        previous collection's."""
+        if not self.is_training() and (model is None or
+                                       self.state.model_path != self._model_folder):
+            self._show_model_run(model)
+        self._show_idle()
+
+    def _show_model_run(self, model) -> None:
+        """The plot and numbers of `model`'s training, from its history (each epoch's mean
+        loss; no step's is kept); with no model, nothing."""
+        self._finished_text = ""
+        self._model_folder = None
+        self.plot.clear_data()
+        self._clear_numbers()
+        if model is None or not model.history:
+            return
+        settings, last = model.settings, model.history[-1]
+        weight = settings.get("mean_weight")
+        if weight:  # a model trained before it was recorded: its losses as Eq. 3 has them
+            self.plot.set_scale(weight, model.n_people)
+        self.plot.add_history(model.history)
+        steps, total = int(settings.get("steps", last["step"])), int(settings.get("total_steps", 0))
+        epochs = int(settings.get("epochs", 0))
+        # the epoch its last step belongs to (a partial model stopped within one)
+        epoch = min(max(math.ceil(steps * epochs / total), 1), epochs) if total else len(
+            model.history)
+        self.step_label.setText(step_text(steps, total, epoch, epochs))
+        self.loss_label.setText(self._loss_text(last["train_loss"], last.get("val_loss")))
 
     def apply_collection_defaults(self, collection) -> None:
         """The form shows the paper's defaults, or the collection's `train_settings.json` when
@@ -329,6 +363,9 @@ class TrainingPanel(ModelList, QWidget):
             if warning := model_warning(model):
                 text += (f' <span style="color:#c92a2a">{WARNING_SIGN} '
                          f"{html.escape(warning)}</span>")
+            if self.plot.epoch_steps and not self._finished_text:
+                text += (" The plot shows its training: each epoch's mean loss (a model keeps "
+                         "no step's).")
         if self._finished_text:
             text = self._finished_text + "<br>" + text
         self.status_label.setText(text)
@@ -472,11 +509,13 @@ class TrainingPanel(ModelList, QWidget):
         if last is not None:
             self._show_numbers(last)
 
+    def _loss_text(self, train_loss: float, val_loss: float | None) -> str:
+        val = "–" if val_loss is None else f"{self.plot.scaled(val_loss):.3f}"
+        return f"{self.plot.scaled(train_loss):.3f} / {val}"
+
     def _show_numbers(self, e) -> None:
-        self.step_label.setText(f"{e.step:,} / {e.total_steps:,} (epoch {e.epoch} of "
-                                f"{e.epochs})")
-        val = "–" if e.val_loss is None else f"{self.plot.scaled(e.val_loss):.3f}"
-        self.loss_label.setText(f"{self.plot.scaled(e.train_loss):.3f} / {val}")
+        self.step_label.setText(step_text(e.step, e.total_steps, e.epoch, e.epochs))
+        self.loss_label.setText(self._loss_text(e.train_loss, e.val_loss))
         self.memory_label.setText(format_bytes(e.device_memory_bytes))
         if self.is_paused():  # the step in flight when Pause was pressed: nothing to time
             speed = eta = "paused"
@@ -522,6 +561,12 @@ class TrainingPanel(ModelList, QWidget):
     def _on_failed(self, exc: BaseException, details: str) -> None:
         self._finished_text = f"Training failed: {html.escape(str(exc))}"
         show_error(self, "Training failed", exc, details)
+
+def step_text(step: int, total: int, epoch: int, epochs: int) -> str:
+    """'570 / 950 (epoch 4 of 5)': where a run is, or where a model's training ended."""
+    of = f" / {total:,}" if total else ""
+    return f"{step:,}{of} (epoch {epoch} of {epochs})" if epochs else f"{step:,}{of}"
+
 
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:40] or "model"

@@ -69,6 +69,12 @@ class LossPlot(pg.PlotWidget):
         self.raw_curve = self.plot([], [], pen=pg.mkPen("#9dbce8", width=1), name="training")
         self.smooth_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=2),
                                       name="training (smoothed)")
+        # The mean training loss of each epoch: an opened model's history, or the epochs of a
+        # continued run before its checkpoint (a run keeps no loss per step).
+        self.epoch_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=1,
+                                                          style=Qt.PenStyle.DashLine),
+                                     symbol="s", symbolSize=6, symbolBrush="#1f5fbf",
+                                     name="training (mean of each epoch)")
         self.val_curve = self.plot([], [], pen=pg.mkPen("#d9480f", width=2), symbol="o",
                                    symbolSize=6, symbolBrush="#d9480f", name="validation")
         self.clear_data()
@@ -86,6 +92,8 @@ class LossPlot(pg.PlotWidget):
         self.losses: list[float] = []
         self.val_steps: list[int] = []
         self.val_losses: list[float] = []
+        self.epoch_steps: list[int] = []
+        self.epoch_losses: list[float] = []
         self.smoothed: list[float] = []
         self.smoother = Smoother()
         self.dirty = True
@@ -123,16 +131,30 @@ class LossPlot(pg.PlotWidget):
             self.val_losses.append(val_loss)
             self.dirty = True
 
+    def add_history(self, history: list[dict]) -> None:
+        """Epochs already trained (a model's or a checkpoint's history): each epoch's mean
+        training loss and its validation loss, at the step that ended it."""
+        for entry in history:
+            self.epoch_steps.append(int(entry["step"]))
+            self.epoch_losses.append(self.scaled(entry["train_loss"]))
+            val = self.scaled(entry.get("val_loss"))
+            if val is not None and math.isfinite(val):
+                self.val_steps.append(int(entry["step"]))
+                self.val_losses.append(val)
+        self.dirty = True
+
     def redraw(self) -> None:
         if not self.dirty:
             return
         self.dirty = False
-        if self.steps and placeholder_text(self) is not None:
+        if (self.steps or self.epoch_steps) and placeholder_text(self) is not None:
             set_placeholder(self, None)
             self.legend.setVisible(True)
         x = np.asarray(self.steps, dtype=np.float64)
         y = np.asarray(self.losses, dtype=np.float64)
         self.raw_curve.setData(x, y)
         self.smooth_curve.setData(x, np.asarray(self.smoothed, dtype=np.float64))
+        self.epoch_curve.setData(np.asarray(self.epoch_steps, float),
+                                 np.asarray(self.epoch_losses, float))
         self.val_curve.setData(np.asarray(self.val_steps, float),
                                np.asarray(self.val_losses, float))
