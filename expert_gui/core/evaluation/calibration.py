@@ -92,12 +92,10 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     tell(LossScale(mean_weight(split.training, settings.window, settings.overlapping),
                    split.training.n_people))
     measure = held_out_map(split) if has_queries else None
-    epochs = {"done": 0}
 
-    def score(params: dict) -> float:
-        epochs["done"] += 1
+    def score(params: dict, epoch: int) -> float:
         tell(TrainingStage(f"Measuring the held-out MAP on {n:,} documents after epoch "
-                           f"{epochs['done']}"))
+                           f"{epoch}"))
         return measure(params)
 
     def calibrating(done: tuple[int, int]) -> None:

@@ -80,6 +80,9 @@ class ModelFolder:
     settings: dict = field(default_factory=dict)
     problem: str = ""  # why a DAMAGED folder cannot be used
     held_out: dict = field(default_factory=dict)  # the calibration's measures, method -> AP, RR
+    # Each epoch completed: its step, mean training and validation loss, held-out MAP (the
+    # model's, or the checkpoint's for an interrupted run).
+    history: tuple = ()
 
     @property
     def name(self) -> str:
@@ -197,7 +200,8 @@ def _from_manifest(folder: Path, modified: float) -> ModelFolder:
         dim=int(settings.get("dim", 0)), step=int(settings.get("steps", 0)),
         total_steps=int(settings.get("total_steps", 0)), epoch=len(history),
         epochs=int(settings.get("epochs", 0)), settings=settings,
-        held_out=dict((meta.get("calibration") or {}).get("measures", {})))
+        held_out=dict((meta.get("calibration") or {}).get("measures", {})),
+        history=tuple(history))
 
 
 def _from_checkpoint(folder: Path, modified: float) -> ModelFolder:
@@ -214,4 +218,4 @@ def _from_checkpoint(folder: Path, modified: float) -> ModelFolder:
         collection_source=meta.get("collection_source", ""),
         dim=int(settings.get("dim", 0)), step=run["step"],
         total_steps=meta.get("total_steps", 0), epoch=run["epoch"],
-        epochs=int(settings.get("epochs", 0)), settings=settings)
+        epochs=int(settings.get("epochs", 0)), settings=settings, history=tuple(run["history"]))

@@ -114,7 +114,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
           should_stop: Callable[[], bool] | None = None,
           should_pause: Callable[[], bool] | None = None, resume: bool = False,
           word_vectors=None,
-          epoch_score: Callable[[dict[str, np.ndarray]], float] | None = None,
+          epoch_score: Callable[[dict[str, np.ndarray], int], float] | None = None,
           finish: Callable[[LogLinearModel], None] | None = None) -> LogLinearModel:
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
@@ -123,9 +123,10 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     under torchrun), when stopped, and at the end; `resume` continues from it.
     `word_vectors` (embeddings.load_word_vectors) may be passed when already loaded; otherwise
     settings.embeddings is read here. Under torchrun each process trains on its share of every
-    batch (see distributed.py). `epoch_score`, given the parameters as numpy arrays at the end of
-    every epoch, returns a score to maximise (held-out MAP, evaluation/calibration.py); it is recorded
-    in the history and, when given, early stopping watches it instead of the validation loss.
+    batch (see distributed.py). `epoch_score`, given the parameters as numpy arrays and the
+    epoch's number (from 1, counting the epochs before a resume) at the end of every epoch,
+    returns a score to maximise (held-out MAP, evaluation/calibration.py); it is recorded in the
+    history and, when given, early stopping watches it instead of the validation loss.
     `finish` completes a model that was not stopped (its calibration) before it is saved, so the
     model files are written once.
     """
@@ -318,7 +319,7 @@ def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings,
     criterion = val  # lower is better
     if epoch_score is not None:
         entry["held_out_map"] = epoch_score(
-            {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
+            {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}, entry["epoch"])
         criterion = -entry["held_out_map"]
     run.history.append(entry)
     run.epoch += 1

@@ -78,6 +78,7 @@ class TrainingPanel(ModelList, QWidget):
         self._restore_folder: Path | None = None  # the last session's model, once its
         # collection is open
         self._waiting_model = None  # (model, folder) opened with its own collection
+        self._earlier_epochs: list[dict] = []  # a continued run's epochs before its checkpoint
         self._finished_text = ""  # how the last run ended, until another starts
 
         self.form = SettingsForm()
@@ -409,13 +410,17 @@ class TrainingPanel(ModelList, QWidget):
         self.form.show_settings(settings)
         self._form_origin = f"Settings of {info.name} (continued)."
         self._show_form_origin()
-        self._train(settings, info.path, resume=True)
+        self._train(settings, info.path, resume=True, history=info.history)
 
-    def _train(self, settings: TrainSettings, folder: Path, *, resume: bool) -> None:
+    def _train(self, settings: TrainSettings, folder: Path, *, resume: bool,
+               history: tuple = ()) -> None:
+        """`history`: the epochs a continued run trained before its checkpoint, plotted once
+        the run says how to scale its losses."""
         collection = self.state.collection
         self._trained_collection = collection
         self._model_folder = folder
         self._stage, self._last_step = None, 0
+        self._earlier_epochs = list(history)
         self.plot.clear_data()
         set_placeholder(self.plot, "Preparing the training instances…")
         try:
@@ -491,6 +496,7 @@ class TrainingPanel(ModelList, QWidget):
         for e in events:
             if isinstance(e, LossScale):
                 self.plot.set_scale(e.mean_weight, e.n_people)
+                self.plot.add_history(self._earlier_epochs)  # a continued run's
                 continue
             if isinstance(e, TrainingStage):
                 stage, self._stage_step = e, self._last_step
