@@ -27,7 +27,14 @@ from expert_gui.assets import demo_collection_path
 from expert_gui.core.paths import log_dir
 from expert_gui.core.store.model_folders import partial_text
 from expert_gui.gui.about import AboutDialog
-from expert_gui.gui.app_settings import notices, read_bytes, read_flag, read_path, settings
+from expert_gui.gui.app_settings import (
+    notices,
+    read_bytes,
+    read_flag,
+    read_path,
+    read_text,
+    settings,
+)
 from expert_gui.gui.panels.collection import CollectionPanel
 from expert_gui.gui.panels.comparison import ComparisonPanel
 from expert_gui.gui.panels.entropy import EntropyPanel
@@ -38,6 +45,7 @@ from expert_gui.gui.panels.training.panel import TrainingPanel, model_warning
 from expert_gui.gui.panels.training.saved_models import WARNING_SIGN
 from expert_gui.gui.session import Session
 from expert_gui.gui.state import AppState
+from expert_gui.gui.table_columns import columns_from_text, columns_text, table_to_preview
 from expert_gui.gui.welcome import GuideDialog, WelcomeBanner
 from expert_gui.gui.widgets import ElidedLabel
 
@@ -342,7 +350,10 @@ class MainWindow(QMainWindow):
             self.training_panel.restore_after_collection(model)
         if last is not None and last.exists():
             self.session.start()  # the query, method and person of the last session
-            self.collection_panel.open_collection(last)
+            columns = columns_from_text(read_text(s, "last/columns"))
+            if columns is not None and table_to_preview(last) is None:
+                columns = None  # no longer a table
+            self.collection_panel.open_collection(last, columns)
         else:
             self.open_demo()
         self.show_notices()
@@ -452,7 +463,10 @@ class MainWindow(QMainWindow):
 
     def _remember_collection(self, _collection) -> None:
         if self.state.collection_path is not None:
-            settings().setValue("last/collection", str(self.state.collection_path))
+            s = settings()
+            s.setValue("last/collection", str(self.state.collection_path))
+            columns = self.collection_panel.columns  # a table's: not asked again at relaunch
+            s.setValue("last/columns", columns_text(columns) if columns is not None else "")
 
     # -- layout and closing -------------------------------------------------------------------------
     def _available(self) -> QRect:

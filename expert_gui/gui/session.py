@@ -25,7 +25,7 @@ class Session(QObject):
         qp, state = window.query_panel, window.state
         qp.query_edit.returnPressed.connect(self.save)
         qp.method_combo.currentIndexChanged.connect(lambda _: self.save())
-        state.profile_requested.connect(lambda person: self._save_person(person))
+        window.profile_panel.person_shown.connect(self._save_person)
         state.collection_changed.connect(self._collection_opened)
         state.model_changed.connect(self._model_opened)
 

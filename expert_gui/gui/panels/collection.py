@@ -94,6 +94,7 @@ class CollectionPanel(QWidget):
         super().__init__(parent)
         self.state = state
         self.setObjectName("collection-panel")
+        self.columns: TableColumns | None = None  # a table's columns, as chosen for the open one
 
         self.open_button = QPushButton("Open collection…")
         self.open_button.setToolTip("A file (an export from Web of Science, PubMed, Scopus, "
@@ -219,7 +220,7 @@ class CollectionPanel(QWidget):
         self.state.runner.start(
             "load", load_collection, path, columns=columns,
             on_progress=self._on_progress,
-            on_success=lambda collection: self._loaded(collection, path),
+            on_success=lambda collection: self._loaded(collection, path, columns),
             on_failure=lambda exc, tb: self._failed(f"Cannot open {path.name}", exc, tb),
         )
 
@@ -239,13 +240,14 @@ class CollectionPanel(QWidget):
         self.state.message.emit(f"{title}" + (f"; {still.name} stays open" if still else ""))
         show_error(self, title, exc, details)
 
-    def _loaded(self, collection, path: Path) -> None:
+    def _loaded(self, collection, path: Path, columns: TableColumns | None = None) -> None:
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
         if collection is None:  # stopped by the user
             self.state.message.emit("Loading cancelled")
             return
         path = Path(collection.source) if collection.source else path  # a file's folder
+        self.columns = columns
         self.state.set_collection(collection, path)
         self._show_collection(collection, path)
         self.state.message.emit(f"Opened {path.name}: {collection.n_documents:,} documents, "

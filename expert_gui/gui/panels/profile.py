@@ -14,7 +14,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QStringListModel, Qt
+from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -66,6 +66,8 @@ def compute_profile(profiler: Profiler, person: str, k: int, topics, word_score:
 
 
 class ProfilePanel(QWidget):
+    person_shown = Signal(str)  # the person whose profile is shown ("" when none is)
+
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
         self.state = state
@@ -74,6 +76,7 @@ class ProfilePanel(QWidget):
         self.topic_scores = None
         self.people_map: PeopleMap | None = None
         self.profile: Profile | None = None
+        self._person: str | None = None  # the person asked for last (shown, or on its way)
         self._about: np.ndarray | None = None  # which of the person's documents are selected
         self._about_per_period: tuple[tuple[str, int], ...] = ()
         self._about_label = ""
@@ -263,8 +266,8 @@ class ProfilePanel(QWidget):
                                "timeline."))
         self.score_topic_set()
         self.compute_map()
-        if self.profile is not None and self.profile.person_id in self.profiler.person_ids:
-            self.show_person(self.profile.person_id)
+        if self._person is not None and self._person in self.profiler.person_ids:
+            self.show_person(self._person)
         else:
             self._show(None)
 
@@ -308,6 +311,7 @@ class ProfilePanel(QWidget):
             self.status.setText(html.escape(str(exc)))
             return
         self.person_edit.setText(person_id)
+        self._person = person_id
         profiler = self.profiler
         self.state.runner.start(
             "profile", compute_profile, profiler, person_id, self.k_spin.value(),
@@ -316,9 +320,11 @@ class ProfilePanel(QWidget):
             on_failure=lambda e, tb: show_error(self, "Cannot build the profile", e, tb))
 
     def refresh(self) -> None:
-        """Profile the shown person again (settings or the topic set changed)."""
-        if self.profile is not None and self.profiler is not None:
-            self.show_person(self.profile.person_id)
+        """Profile the person again (settings or the topic set changed), also when their profile
+        is still on its way (it was asked for before the topics were ranked)."""
+        if self._person is not None and self.profiler is not None and \
+                self._person in self.profiler.person_ids:
+            self.show_person(self._person)
 
     def _open_row(self, table, row: int) -> None:
         cell = table.item(row, 0)
@@ -338,6 +344,7 @@ class ProfilePanel(QWidget):
                       self.coauthors_table, self.docs_table):
             table.setRowCount(0)
         self.doc_view.clear()
+        self.person_shown.emit(profile.person_id if profile is not None else "")
         if profile is None:
             self._draw_timeline()
             self._draw_marks()
