@@ -44,7 +44,8 @@ def register(sub):
         "batch_size": f"instances per step m (default {d.batch_size})",
         "epochs": f"passes over the instances (default {d.epochs}, chosen on DPDK's dev topics)",
         "l2": f"weight decay lambda (default {d.l2})",
-        "learning_rate": "learning rate (default 1.0 for adadelta, 0.001 for adam)",
+        "learning_rate": "learning rate; 0: the optimiser's own default (1.0 for adadelta, "
+                         f"0.001 for adam) (default {d.learning_rate:g})",
         "validation_fraction": f"share of instances held out (default {d.validation_fraction})",
         "patience": f"epochs without improvement before early stopping (default {d.patience})",
         "seed": f"random seed (default {d.seed})",
@@ -63,7 +64,7 @@ def register(sub):
     p.add_argument("--early-stopping", action="store_true", default=None,
                    help="stop when the held-out documents' MAP (without held-out documents: the "
                         "validation loss) stops improving; keep the best epoch")
-    p.add_argument("--held-out", type=float, default=HeldOutSettings().fraction,
+    p.add_argument("--held-out", type=held_out_fraction, default=HeldOutSettings().fraction,
                    metavar="FRACTION",
                    help="share of the documents with people held out of training and used as "
                         "queries, at least 50 and at most 1000 (default 0.02; 0: none, and 'auto' "
@@ -88,6 +89,18 @@ def register(sub):
                    help="continue from MODEL_DIR/checkpoint with its settings")
     add_suggested_settings_argument(p)
     p.set_defaults(func=run)
+
+
+def held_out_fraction(text: str) -> float:
+    """--held-out, checked as the options are read (not after the collection has loaded)."""
+    from expert_gui.core.evaluation.heldout import HeldOutSettings
+
+    try:
+        return HeldOutSettings(fraction=float(text)).fraction
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a share of the documents: it must be in [0, 1) (0: none held "
+            "out)") from None
 
 
 def add_suggested_settings_argument(p) -> None:

@@ -321,6 +321,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Nothing to train on yet: open a collection first "
                                          "(Ctrl+O).", 8000)
             return
+        if tp.form.problem()[1]:
+            self.show_panel("Training")  # where the field to change is
         tp.start_training()
 
     def _load_ended(self, slot: str) -> None:
@@ -430,7 +432,12 @@ class MainWindow(QMainWindow):
 
     def _update_training_actions(self) -> None:
         tp = self.training_panel
-        self.train_action.setEnabled(not tp.is_training())  # else Ctrl+T says why it cannot
+        # As the panel's Train, except without a collection (Ctrl+T then says why it cannot,
+        # or trains once the collection being loaded is open).
+        _, problem = tp.form.problem()
+        self.train_action.setEnabled(not tp.is_training() and not problem)
+        self.train_action.setToolTip(f"Cannot train: {problem}" if problem else
+                                     "Train a model on the open collection (Ctrl+T)")
         self.pause_action.setEnabled(tp.is_training())
         self.stop_action.setEnabled(tp.is_training())
         self.training_label.setVisible(tp.is_training())

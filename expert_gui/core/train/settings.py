@@ -29,6 +29,7 @@ class Range:
     low_open: bool = False
     high_open: bool = False
     why: str = ""
+    why_low: str = ""  # why not below `low`, where `why` speaks only of the high end
 
     def __contains__(self, value: float) -> bool:
         if not math.isfinite(value):
@@ -63,7 +64,9 @@ RANGES: dict[str, Range] = {
     "epochs": Range(1, why="training passes over the instances at least once"),
     "validation_fraction": Range(0, 1, high_open=True,
                                  why="a share of the instances; all of them would leave none "
-                                     "to train on"),
+                                     "to train on",
+                                 why_low="a share of the instances cannot be negative (0: "
+                                         "none held out)"),
     "patience": Range(1, why="early stopping waits at least one epoch"),
     "seed": Range(0, why="numpy's and torch's seeds are non-negative"),
     "checkpoint_every": Range(0, why="steps between checkpoints (0: none by steps)"),
@@ -139,7 +142,9 @@ def field_problem(name: str, value) -> str:
             return f"{_label(name)} must be a finite number, not {value}"
         limits = RANGES.get(name)
         if limits is not None and value not in limits:
-            return f"{_label(name)} must be {limits.text()}, not {value:g}: {limits.why}"
+            below = limits.low is not None and value <= limits.low
+            why = limits.why_low if below and limits.why_low else limits.why
+            return f"{_label(name)} must be {limits.text()}, not {value:g}: {why}"
         return ""
     return "" if isinstance(value, str) else f"{_label(name)} must be text, not {value!r}"
 

@@ -377,11 +377,13 @@ class TrainingPanel(ModelList, QWidget):
         collection = self.state.collection
         if collection is None or self.is_training():
             return
-        try:
-            settings = self.form.settings()
-        except (TypeError, ValueError) as exc:
-            show_error(self, "Invalid training settings", exc)
+        field, problem = self.form.problem()
+        if problem:  # Ctrl+T from anywhere: the reason, and the field to change (no dialog)
+            self.state.message.emit(f"Cannot train: {problem}.")
+            if field:
+                self.form.widgets[field].setFocus()
             return
+        settings = self.form.settings()
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self._train(settings, models_dir() / f"{_safe(collection.name)}-{stamp}", resume=False)
 
