@@ -98,10 +98,12 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
                            f"{epoch}"))
         return measure(params)
 
-    def calibrating(done: tuple[int, int]) -> None:
+    def calibrating(event: tuple) -> None:
         # each held-out document ranked by auto's members (for its weights), then by each other
-        # method (for its P(expert) and held-out measures)
-        tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents", *done))
+        # method (for its P(expert) and held-out measures); what runs between two counts
+        done, total, *what = event
+        tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents"
+                           + (f": {what[0]}" if what else ""), done, total))
 
     def finish(model: LogLinearModel) -> None:
         try:
@@ -135,7 +137,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     every method and fit its P(expert), and measure what a random ranking would score on them
     (quality.CHANCE)."""
     from expert_gui.core.rankers.methods import make_ranker
-    from expert_gui.core.rankers.names import METHODS
+    from expert_gui.core.rankers.names import METHOD_LABELS, METHODS
 
     def build(method):
         return make_ranker(method, model=model, collection=split.training, p_expert=False)
@@ -148,11 +150,19 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     total = len(topics) * (1 + len(others))
     done = 0
 
+    what = "ranking with auto's members"  # said with each count: (done, total, what)
+
     def step() -> None:
         nonlocal done
         done += 1
         if progress is not None:
-            progress((done, total))
+            progress((done, total, what))
+
+    def doing(text: str) -> None:  # a long step between two counts, named as it begins
+        nonlocal what
+        what = text
+        if progress is not None:
+            progress((done, total, what))
 
     relevant = _relevant(fusion.person_ids, topics, qrels)
     zs, known = [], []
@@ -162,6 +172,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
         zs.append(z)
         known.append([not r.no_known_words for r in rankings])
         step()
+    doing("choosing auto's weights")
     grid = simplex_grid(len(MEMBERS))
     choice = choose_fusion(grid_average_precisions(grid, zs, relevant), grid, MEMBERS,
                            split.settings.seed)
@@ -175,7 +186,9 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
                 for m in scores}
     fits = {m: fit_expert_probability(scores[m], relevant) for m in scores}
     for method in others:
+        doing(f"indexing for {METHOD_LABELS[method]}")
         ranker = build(method)
+        doing(f"ranking with {METHOD_LABELS[method]}")
         rel = _relevant(ranker.person_ids, topics, qrels)
         found, rankings[method] = [], {}
         for topic in topics:
@@ -185,6 +198,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
             found.append(None if ranking.no_known_words else _by_person(ranking))
             step()
         fits[method] = fit_expert_probability(found, rel)
+    doing("measuring every method")
     measures = {m: measure_run(qrels, run_from_rankings(rankings[m]), topics,
                                CALIBRATION_MEASURES).means()
                 for m in METHODS if m in rankings}

@@ -545,6 +545,8 @@ class TrainingPanel(ModelList, QWidget):
         self._show_idle()
 
     def _on_trained(self, model) -> None:
+        """The model is saved: say so at once, then open it (a large model's opening, its
+        rankers and panels, kept 'Saving the model…' on screen after the file was written)."""
         folder = self._model_folder
         stopped = partial_text(model)
         done = (f"Stopped: the model so far (<b>partial</b>, {stopped}) is saved in "
@@ -552,23 +554,33 @@ class TrainingPanel(ModelList, QWidget):
         warning = model_warning(model)
         if warning:
             done += f'. <span style="color:#c92a2a">{WARNING_SIGN} {html.escape(warning)}</span>'
-        if self.state.fits(model):
-            self.state.set_model(model, folder)
-            # what the held-out documents decided for auto, as `expert-gui train` says it
-            auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
-            self.state.message.emit(
-                f"Trained, but {warning}" if warning else
-                "Training stopped, partial model kept" if stopped else f"Training done{auto}")
-        else:  # another collection was opened meanwhile: the model waits in the list
+        opens = self.state.fits(model)
+        if not opens:  # another collection was opened meanwhile: the model waits in the list
             done += (f". Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
                      ", not to the collection now open")
             self.state.message.emit("Training done; the model belongs to another collection")
         self._finished_text = done + "."
+        self._stage = TrainingStage("Saved; opening the model") if opens else None
+        self.status_label.setText(self._finished_text + ("<br>Opening it…" if opens else ""))
+        self.training_state_changed.emit()
         self.refresh_models()
+        if opens:  # once the lines above are painted
+            QTimer.singleShot(0, lambda: self._open_trained(model, folder, warning, stopped))
+
+    def _open_trained(self, model, folder: Path, warning: str, stopped: str) -> None:
+        if not self.state.fits(model):
+            return
+        self.state.set_model(model, folder)
+        # what the held-out documents decided for auto, as `expert-gui train` says it
+        auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
+        self.state.message.emit(
+            f"Trained, but {warning}" if warning else
+            "Training stopped, partial model kept" if stopped else f"Training done{auto}")
 
     def _on_failed(self, exc: BaseException, details: str) -> None:
         self._finished_text = f"Training failed: {html.escape(str(exc))}"
         show_error(self, "Training failed", exc, details)
+
 
 def step_text(step: int, total: int, epoch: int, epochs: int) -> str:
     """'570 / 950 (epoch 4 of 5)': where a run is, or where a model's training ended."""
