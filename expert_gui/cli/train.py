@@ -8,6 +8,7 @@ their MAP and MRR say which method works best on the collection and calibrate `a
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 from dataclasses import replace
@@ -205,9 +206,11 @@ def run(args) -> int:
 
     bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr)
     ran = {"on": ""}
+    scale = {"by": LossScale(1.0, collection.n_people)}  # until the run says its own
 
     def progress(event):
-        if isinstance(event, LossScale):
+        if isinstance(event, LossScale):  # losses read per instance, as the app plots them
+            scale["by"] = event
             return
         if isinstance(event, TrainingStage):  # after the steps: calibrating, saving
             done = f" {event.done:,}/{event.total:,}" if event.total else ""
@@ -216,9 +219,11 @@ def run(args) -> int:
         ran["on"] = event.path
         bar.total = event.total_steps
         bar.n = event.step
-        val = "-" if event.val_loss is None else f"{event.val_loss:.4g}"
-        bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss {event.train_loss:.4g} "
-                            f"val {val} {event.instances_per_s:,.0f} inst/s", refresh=False)
+        per = scale["by"].per_instance
+        val = "-" if event.val_loss is None else f"{per(event.val_loss):.4g}"
+        bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss "
+                            f"{per(event.train_loss):.4g} val {val} "
+                            f"{event.instances_per_s:,.0f} inst/s", refresh=False)
         bar.refresh()
 
     previous = signal.signal(signal.SIGINT, on_interrupt)
@@ -232,9 +237,12 @@ def run(args) -> int:
     last = model.history[-1] if model.history else {}
     if stop["asked"]:
         print(f"stopped; checkpoint in {args.out}/checkpoint (continue with --resume)")
-    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, train loss "
-          f"{last.get('train_loss', float('nan')):.4g}, validation loss "
-          f"{last.get('val_loss') or float('nan'):.4g}")
+    per = LossScale.of_model(model).per_instance
+    val = last.get("val_loss")
+    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, cross-entropy per "
+          f"instance {per(last.get('train_loss', math.nan)):.3f} (training), "
+          f"{math.nan if val is None else per(val):.3f} (validation) nats; a uniform guess "
+          f"scores log |C| = {math.log(max(model.n_people, 1)):.3f}")
     if ran["on"]:
         print(f"the steps ran on {ran['on']}", file=sys.stderr)
     if model.calibration:

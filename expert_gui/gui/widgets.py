@@ -39,6 +39,21 @@ def format_duration(seconds: float | None) -> str:
     return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
+def percent(share: float) -> str:
+    """A share as a percentage that never reads 0% or 100% when it is neither: 0.25% of the
+    mass over 2,000 people was shown as '0%'."""
+    if 0 < share < 0.005:
+        return f"{share * 100:.2g}%"
+    if 0.995 < share < 1:
+        return f"{share:.1%}" if share < 0.9995 else "more than 99.9%"
+    return f"{share:.0%}"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 document', '2,345 documents'."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
 def format_bytes(n: int | None) -> str:
     if not n:
         return "–"
@@ -334,3 +349,21 @@ def style_plot(plot: pg.PlotWidget, x_label: str, y_label: str) -> None:
     plot.showGrid(x=True, y=True, alpha=0.25)
     for side in ("bottom", "left"):
         plot.getAxis(side).enableAutoSIPrefix(False)
+
+
+class WholeNumberAxis(pg.AxisItem):
+    """An axis of counts (steps, epochs): ticks only at whole numbers (a short run showed
+    steps 1.5 and 2.5)."""
+
+    def tickValues(self, minVal, maxVal, size):
+        levels = []
+        for spacing, values in super().tickValues(minVal, maxVal, size):
+            if spacing < 1:
+                continue
+            whole = [v for v in values if float(v).is_integer()]
+            if whole:
+                levels.append((spacing, whole))
+        if not levels:  # a range under one step: its whole numbers, if any
+            whole = [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)]
+            levels = [(1.0, whole)] if whole else []
+        return levels

@@ -72,6 +72,16 @@ class LossScale:
     mean_weight: float
     n_people: int
 
+    def per_instance(self, loss: float) -> float:
+        """Eq. 3's loss per instance as cross-entropy per instance (nats), as the app plots
+        it and the CLI prints it."""
+        return loss / self.mean_weight if self.mean_weight > 0 else loss
+
+    @classmethod
+    def of_model(cls, model) -> LossScale:
+        """The scale of a saved model's history (1: a model saved before it was recorded)."""
+        return cls(float(model.settings.get("mean_weight") or 1.0), model.n_people)
+
 
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
                         out_dir=None, progress=None, should_stop=None, should_pause=None,

@@ -518,10 +518,13 @@ class QueryPanel(QWidget):
         if ranking.p_expert is not None:
             fit = ranking.extra.get("p_expert", {})
             return (f"{method} P(expert)",
-                    f"P(expert) by {method}: the probability that the person is one of the "
-                    "right people for this query, on the same scale for every query and "
-                    f"method (a logistic fit on the model's {fit.get('queries', 0):,} held-out "
-                    "documents)", ranking.p_expert[:len(people)].tolist(), True)
+                    f"P(expert) by {method}: {method}'s own estimate of the probability that "
+                    "the person is one of the right people for this query (a logistic fit of "
+                    f"its scores on the model's {fit.get('queries', 0):,} held-out documents), "
+                    "comparable across queries. Each method has its own fit: for one query two "
+                    "methods can be sure to very different degrees, so compare people within "
+                    "one method's list, not one method's numbers with another's.",
+                    ranking.p_expert[:len(people)].tolist(), True)
         if self.ranked_by == "loglinear" and ranking.probabilities is not None:
             return (f"{method} P(c|q)", "P(c|q) of the log-linear model (Eq. 2): shared "
                     "among the people, so not comparable across queries",

@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.evaluation.calibration import LossScale
 from expert_gui.gui.widgets import (
+    WholeNumberAxis,
     placeholder_text,
     set_placeholder,
     style_plot,
@@ -53,9 +55,9 @@ class LossPlot(pg.PlotWidget):
     """Training loss (raw and smoothed) and validation loss, redrawn from a timer."""
 
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
+        super().__init__(parent, axisItems={"bottom": WholeNumberAxis("bottom")})
         style_plot(self, "step", UNSCALED_LABEL)
-        self.mean_weight = 1.0
+        self.loss_scale = LossScale(1.0, 0)
         self.uniform = pg.InfiniteLine(
             angle=0, pen=pg.mkPen("#868e96", style=Qt.PenStyle.DashLine),
             label="", labelOpts={"position": 0.12, "color": "#495057", "anchors": [(0, 1),
@@ -84,7 +86,7 @@ class LossPlot(pg.PlotWidget):
         self.timer.start()
 
     def clear_data(self) -> None:
-        self.mean_weight = 1.0
+        self.loss_scale = LossScale(1.0, 0)
         self.setLabel("left", UNSCALED_LABEL)
         if hasattr(self, "uniform"):
             self.uniform.setVisible(False)
@@ -102,18 +104,21 @@ class LossPlot(pg.PlotWidget):
 
     def set_scale(self, mean_weight: float, n_people: int) -> None:
         """Plot losses divided by the instances' mean weight, with log |C| marked."""
-        self.mean_weight = mean_weight if mean_weight > 0 else 1.0
+        self.loss_scale = LossScale(mean_weight, n_people)
         self.setLabel("left", Y_LABEL)
         uniform = math.log(n_people) if n_people > 1 else 0.0
         self.uniform.setVisible(n_people > 1)  # first: a hidden label does not take its text
         self.uniform.setValue(uniform)
-        self.uniform.label.setFormat(f"uniform guess: log |C| = {uniform:.2f}")
+        self.uniform.label.setFormat(f"uniform guess: log |C| = {uniform:.2f}; a random start "
+                                     "is near it, above or below")
         self.setToolTip(f"Eq. 3's loss per instance divided by the mean instance weight "
                         f"|d_max|/|d| ({mean_weight:.1f}): the weighted mean cross-entropy, "
-                        "plus the L2 penalty; a uniform guess over the people scores log |C|")
+                        "plus the L2 penalty; a uniform guess over the people scores log |C|. "
+                        "The random (Glorot) start is not uniform, so its first losses can be "
+                        "a little above log |C|.")
 
     def scaled(self, loss: float | None) -> float | None:
-        return None if loss is None else loss / self.mean_weight
+        return None if loss is None else self.loss_scale.per_instance(loss)
 
     def add(self, step: int, train_loss: float | None, val_loss: float | None) -> None:
         """One progress event. The epoch's closing event repeats its last step (skipped); every
