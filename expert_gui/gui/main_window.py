@@ -11,7 +11,6 @@ from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication,
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QDockWidget,
-    QLabel,
     QLineEdit,
     QMainWindow,
     QMessageBox,
@@ -47,7 +46,7 @@ from expert_gui.gui.session import Session
 from expert_gui.gui.state import AppState
 from expert_gui.gui.table_columns import columns_from_text, columns_text, table_to_preview
 from expert_gui.gui.welcome import GuideDialog, WelcomeBanner
-from expert_gui.gui.widgets import ElidedLabel
+from expert_gui.gui.widgets import ElidedLabel, StatusBar
 
 log = logging.getLogger("expert_gui.gui")
 DEFAULT_SIZE = QSize(1280, 800)
@@ -274,19 +273,21 @@ class MainWindow(QMainWindow):
         self._update_training_actions()
 
     def _build_status_bar(self) -> None:
-        # Every label of the status bar shortens itself rather than widen the window.
+        # Every label of the status bar shortens itself rather than widen the window, after a
+        # whole word (a path-like label, in its middle).
+        self.setStatusBar(StatusBar(self))
         self.device_label = ElidedLabel("Device: …")
         self.device_label.setObjectName("device-label")
         self.state.runner.start("device", compute_device_text,
                                 on_success=self.device_label.setText)
-        self.model_label = ElidedLabel("No model")
+        self.model_label = ElidedLabel("No model", words=True)
         self.model_label.setObjectName("model-label")
-        self.busy_label = ElidedLabel("")
+        self.busy_label = ElidedLabel("", words=True)
         self.busy_label.setObjectName("busy-label")
         self.busy_label.setStyleSheet("color: #495057;")
         self.state.runner.started.connect(self._show_busy)
         self.state.runner.finished.connect(self._show_busy)
-        self.training_label = QLabel("Training…")
+        self.training_label = ElidedLabel("Training…", words=True)
         self.training_label.setObjectName("training-label")
         self.training_label.setVisible(False)
         for label in (self.busy_label, self.training_label, self.model_label, self.device_label):

@@ -43,6 +43,7 @@ from expert_gui.gui.widgets import (
     fill_table,
     item,
     make_table,
+    plural,
 )
 
 # Problems listed one by one in the report (all are counted; a huge list would only slow the view).
@@ -250,8 +251,9 @@ class CollectionPanel(QWidget):
         self.columns = columns
         self.state.set_collection(collection, path)
         self._show_collection(collection, path)
-        self.state.message.emit(f"Opened {path.name}: {collection.n_documents:,} documents, "
-                                f"{collection.n_people:,} people")
+        self.state.message.emit(f"Opened {path.name}: "
+                                f"{plural(collection.n_documents, 'document')}, "
+                                f"{plural(collection.n_people, 'person', 'people')}")
         if path.is_dir():
             self._open_companions(path)
 
@@ -381,7 +383,7 @@ class CollectionPanel(QWidget):
         if collection is None or current is None:
             return
         d = current.data(Qt.ItemDataRole.UserRole)
-        people = ", ".join(collection.person_ids[int(p)] for p in collection.people_of(d))
+        people = ", ".join(collection.person_names[int(p)] for p in collection.people_of(d))
         date = collection.date_text(d)
         self.document_view.setPlainText(
             f"{collection.doc_ids[d]}{'   ' + date if date else ''}   ({people})\n\n"

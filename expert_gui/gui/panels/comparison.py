@@ -17,7 +17,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -47,6 +46,7 @@ from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.save_dialogs import choose_folder
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BETTER,
@@ -415,11 +415,10 @@ class ComparisonPanel(QWidget):
 
     # -- the report -------------------------------------------------------------------------------
     def save_report(self) -> None:
-        folder = QFileDialog.getExistingDirectory(
-            self, "Save the report in a folder (an empty one; otherwise a new folder is made "
-                  "in it)")
-        if folder:
-            self.write_report(Path(folder))
+        folder = choose_folder(self, "Save the report in a folder (an empty one; otherwise a "
+                                     "new folder is made in it)")
+        if folder is not None:
+            self.write_report(folder)
 
     def write_report(self, folder: Path) -> None:
         """`experiment --model`'s files, in `folder` when it is empty, else in a new folder of

@@ -19,7 +19,6 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -45,13 +44,22 @@ from expert_gui.core.explore.projector import export_embeddings
 from expert_gui.core.explore.timeline import PERIODS
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.save_dialogs import choose_folder
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import ColumnFitter, boxed, fill_table, item, make_plot, make_table
+from expert_gui.gui.widgets import (
+    ColumnFitter,
+    boxed,
+    fill_table,
+    item,
+    make_plot,
+    make_table,
+    place_labels,
+    plural,
+)
 
 DEFAULT_K = 20
 SHOWN_DOCUMENTS = 2000  # rows of the documents table (a person may have many more)
 LABELLED_NEIGHBOURS = 6  # nearest people named on the map
-LABEL_CORNERS = ((0, 1), (1, 1), (0, 0), (1, 0))  # a name's anchors, in the order tried
 GROUP_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#e7ba52")
 ABOUT = QColor("#fff3bf")
@@ -157,6 +165,7 @@ class ProfilePanel(QWidget):
                                          tip=lambda x, y, data: self._person_label(data))
         # Zooming moves names closer or apart: placed again.
         self.map_plot.sigRangeChanged.connect(lambda *_: self.place_labels())
+        self.map_plot.getViewBox().sigResized.connect(lambda *_: self.place_labels())
         for scatter in (self.everyone, self.marked):
             scatter.sigClicked.connect(self._map_clicked)
             self.map_plot.addItem(scatter)
@@ -384,7 +393,7 @@ class ProfilePanel(QWidget):
         profile = self.profile
         parts = [f"<b>{html.escape(profile.name)}</b> ({html.escape(profile.person_id)})"]
         if self.profiler.collection is not None:
-            parts.append(f"{len(profile.documents):,} documents")
+            parts.append(plural(len(profile.documents), "document"))
         if profile.timeline:
             parts.append(f"{profile.timeline[0][0]} to {profile.timeline[-1][0]}")
         if self.people_map is not None:
@@ -543,21 +552,7 @@ class ProfilePanel(QWidget):
         self.place_labels()
 
     def place_labels(self) -> None:
-        """No two names on the map overlap: each takes the first corner of its point (above
-        right, above left, below right, below left) where it covers no name placed before it
-        (the person's first); a name with no free corner is hidden (its point's tooltip still
-        names it)."""
-        placed = []
-        for label in self.map_labels:
-            label.setVisible(True)
-            for anchor in LABEL_CORNERS:
-                label.setAnchor(anchor)
-                rect = label.mapRectToScene(label.boundingRect())
-                if not any(rect.intersects(other) for other in placed):
-                    placed.append(rect)
-                    break
-            else:
-                label.setVisible(False)
+        place_labels(self.map_labels)
 
     def _person_label(self, person) -> str:
         model = self.profiler.model if self.profiler is not None else None
@@ -580,9 +575,9 @@ class ProfilePanel(QWidget):
         """File > Export embeddings: a folder for the TensorBoard Projector's files."""
         if self.profiler is None:
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export embeddings for the Projector")
-        if folder:
-            self.save_embeddings(folder)
+        folder = choose_folder(self, "Export embeddings for the Projector")
+        if folder is not None:
+            self.save_embeddings(str(folder))
 
     def save_embeddings(self, folder: str) -> None:
         profiler = self.profiler

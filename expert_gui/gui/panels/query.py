@@ -23,7 +23,6 @@ from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -52,6 +51,7 @@ from expert_gui.core.store.model_folders import (
 )
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.people_filter import PeopleFilterDialog
+from expert_gui.gui.save_dialogs import save_file
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BarDelegate,
@@ -170,13 +170,14 @@ class QueryPanel(QWidget):
         self.words_label.setTextFormat(Qt.TextFormat.RichText)
         self.words_label.linkActivated.connect(self._link)
 
-        # P(c|q) and its bar keep their width; ids and names share the rest, shortened with
-        # "…" when the panel is narrow, so every number and bar stays on screen.
+        # P(c|q) and its bar keep their width; names, then ids, take the rest, shortened with
+        # "…" when the panel is narrow (an id too short to read is hidden), so every number
+        # and bar stays on screen.
         bar_width = self.fontMetrics().horizontalAdvance("0") * 14
         self.results = make_table(["Rank", "Person", "Name", VALUE_HEADER, ""])
         self.results.setItemDelegateForColumn(4, BarDelegate(self.results))
         self.results_fitter = ColumnFitter(self.results, content=(0, 3), fixed={4: bar_width},
-                                           elastic=(1, 2))
+                                           elastic=(2, 1))  # the name before the id
         self.results.currentCellChanged.connect(lambda row, *_: self._explain(row))
         self.results.cellDoubleClicked.connect(
             lambda row, _c: self.state.profile_requested.emit(self.results.item(row, 1).text()))
@@ -551,7 +552,7 @@ class QueryPanel(QWidget):
             bar.setToolTip(f"{header} = {value:.4g}")
             pid, name = self._person(ranking, person)
             text = f"{value:.4f}" if bars else f"{value:.4g}"
-            rows.append([rank, item(pid, tooltip=pid), item(name, tooltip=name),
+            rows.append([rank, item(pid, tooltip=pid), item(name, tooltip=f"{name} ({pid})"),
                          item(text, align_right=True, tooltip=tip), bar])
         self._clear_results()
         head = self.results.horizontalHeaderItem(3)
@@ -649,10 +650,11 @@ class QueryPanel(QWidget):
     def export_ranking(self) -> None:
         if self.ranking is None or len(self.ranking) == 0:
             return
-        path, chosen = QFileDialog.getSaveFileName(
-            self, "Export ranking", "ranking.csv", "CSV (*.csv);;TREC run (*.run *.txt)")
-        if path:
-            self.save_ranking(Path(path), trec="TREC" in chosen or path.endswith(".run"))
+        chosen = save_file(self, "Export ranking", "ranking.csv",
+                           {"CSV (*.csv)": ".csv", "TREC run (*.run *.txt)": ".run"})
+        if chosen is not None:
+            path, kind = chosen
+            self.save_ranking(path, trec="TREC" in kind or path.suffix == ".run")
 
     def save_ranking(self, path: Path, *, trec: bool) -> None:
         """The ranking on screen, as listed (all of its people, not only those shown)."""

@@ -51,6 +51,7 @@ from expert_gui.gui.widgets import (
     compact,
     format_bytes,
     format_duration,
+    plural,
     set_placeholder,
 )
 from expert_gui.gui.workers import TaskBusy
@@ -353,7 +354,8 @@ class TrainingPanel(ModelList, QWidget):
             text = "Open a collection, then click Train."
         else:
             text = (f"Ready to train on <b>{html.escape(collection.name)}</b> "
-                    f"({collection.n_documents:,} documents, {collection.n_people:,} people): "
+                    f"({plural(collection.n_documents, 'document')}, "
+                    f"{plural(collection.n_people, 'person', 'people')}): "
                     "check the settings, then click Train.")
         if model is not None:
             name = self.state.model_path.name if self.state.model_path else "an unsaved model"
