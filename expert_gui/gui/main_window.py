@@ -57,7 +57,8 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
                "entropy": "ranking topics", "evaluation": "evaluating", "word-map": "mapping words",
                "profile": "profiling", "profile-topics": "ranking topics for profiles",
                "people-map": "mapping people", "export": "exporting embeddings",
-               "report": "writing the report", "query-ranker": "indexing for the query"}
+               "report": "writing the report", "query-ranker": "indexing for the query",
+               "rankers": "preparing the methods"}
 
 
 # Background work that writes files: quitting waits for it to finish (or save and stop).
@@ -285,8 +286,10 @@ class MainWindow(QMainWindow):
         self.busy_label = ElidedLabel("", words=True)
         self.busy_label.setObjectName("busy-label")
         self.busy_label.setStyleSheet("color: #495057;")
+        self._busy_details: dict[str, str] = {}  # a task's own words for what it does now
         self.state.runner.started.connect(self._show_busy)
         self.state.runner.finished.connect(self._show_busy)
+        self.state.busy_detail.connect(self._busy_detail)
         self.training_label = ElidedLabel("Training…", words=True)
         self.training_label.setObjectName("training-label")
         self.training_label.setVisible(False)
@@ -448,11 +451,16 @@ class MainWindow(QMainWindow):
         self.training_label.setStyleSheet("color: #495057; font-weight: bold;" if paused
                                           else "color: #d9480f; font-weight: bold;")
 
+    def _busy_detail(self, slot: str, text: str) -> None:
+        self._busy_details[slot] = text
+        self._show_busy()
+
     def _show_busy(self, _slot: str = "") -> None:
-        """Which background work runs now (training has its own label)."""
+        """Which background work runs now, in its own words when it says them (training has
+        its own label)."""
         running = [slot for slot in BUSY_LABELS if self.state.runner.running(slot)]
-        self.busy_label.setText(", ".join(BUSY_LABELS[s] for s in running) + "…"
-                                if running else "")
+        self.busy_label.setText(", ".join(self._busy_details.get(s) or BUSY_LABELS[s]
+                                          for s in running) + "…" if running else "")
 
     def _show_model_state(self, model) -> None:
         if model is None:

@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.errors import OutputFolderError
-from expert_gui.core.evaluation.calibration import index_for
 from expert_gui.core.evaluation.runs import write_run
 from expert_gui.core.evaluation.tables import label
 from expert_gui.core.paths import models_dir
@@ -51,6 +50,7 @@ from expert_gui.core.store.model_folders import (
 )
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.people_filter import PeopleFilterDialog
+from expert_gui.gui.prepared_rankers import NEEDS_MODEL, PreparedRankers
 from expert_gui.gui.save_dialogs import save_file
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
@@ -68,17 +68,8 @@ TREC_TOPIC_ID = "query"
 SHOWN_DOCUMENTS = 50  # supporting documents listed per person (the title says how many exist)
 
 
-# The methods that answer before any model is trained, and the one chosen then.
-NEEDS_MODEL = ("auto", "loglinear", "ensemble")
+# The baseline chosen before any model is trained (the methods of NEEDS_MODEL come after).
 FIRST_BASELINE = "model1-d"  # the strongest baseline on DPDK's topics (docs/results)
-
-
-def build_ranker(method: str, model, collection):
-    """A ranker that needs the model's collection, over the index the model was calibrated with
-    (without a model: the whole collection). A worker builds it: it reads every document."""
-    if model is None:
-        return make_ranker(method, collection=collection)
-    return make_ranker(method, model=model, collection=index_for(model, collection))
 
 
 def score_bars(scores: np.ndarray) -> np.ndarray:
@@ -228,9 +219,10 @@ class QueryPanel(QWidget):
 
         self._dropped = ""  # why the last model was closed, until another opens
         self._wanted_method = ""  # the user's method while a baseline stands in for it
-        # The rankers built for the open model and collection, by method: choosing a method
-        # again answers at once instead of indexing the collection again.
-        self._built: dict[tuple, object] = {}
+        # Every method's ranker for the open model and collection, prepared in the background
+        # as soon as they open: choosing a method answers at once.
+        self.rankers = PreparedRankers(state, self)
+        self.rankers.ready.connect(self._ranker_ready)
         self._training = False  # a run is training a model for this collection
         self._query_path = None  # the collection the query box's text was typed for
         self._text_at_load = None  # the query box's text when a collection began to load
@@ -395,31 +387,29 @@ class QueryPanel(QWidget):
             self.run_query()
 
     def _build_method_ranker(self) -> None:
-        """Build the chosen method's ranker in a worker (once per model and collection); until
-        it is ready, and for Log-linear, the log-linear model ranks (without a model, nothing:
-        the query waits for the stand-in baseline)."""
+        """The chosen method's ranker: prepared already (every method's is, in the background,
+        once per model and collection), or built now; until it is ready, and for Log-linear,
+        the log-linear model ranks (without a model, nothing: the query waits for the stand-in
+        baseline)."""
         self.method_ranker = None
         model, collection, method = self.state.model, self.state.collection, self.method()
+        self.rankers.prepare(method)
         if collection is None or method == "loglinear" or (model is None and
                                                             method in NEEDS_MODEL):
             return
-        built = self._built.get((method, id(model), id(collection)))
-        if built is not None:  # chosen before, for this model and collection
-            self._method_ready(built, method, model, collection)
-            return
-        self.state.runner.start(
-            "query-ranker", build_ranker, method, model, collection,
-            on_success=lambda r: self._method_ready(r, method, model, collection),
-            on_failure=lambda exc, tb: self.state.message.emit(
-                f"{label(method)} is not available: {exc}"))
+        built = self.rankers.get(method)
+        if built is not None:
+            self._method_ready(built, method)
+        else:
+            self.rankers.want(method)
 
-    def _method_ready(self, ranker, method, model, collection) -> None:
-        s = self.state
-        if (method, model, collection) != (self.method(), s.model, s.collection):
+    def _ranker_ready(self, method: str, ranker) -> None:
+        if method == self.method() and self.method_ranker is None:
+            self._method_ready(ranker, method)
+
+    def _method_ready(self, ranker, method: str) -> None:
+        if method != self.method():
             return  # built for a choice that has since changed
-        if not self._built or next(iter(self._built))[1:] != (id(model), id(collection)):
-            self._built = {}  # the rankers of another model or collection go
-        self._built[(method, id(model), id(collection))] = ranker
         self.method_ranker = ranker
         if self.query_edit.text().strip():
             self.run_query()
@@ -569,6 +559,9 @@ class QueryPanel(QWidget):
             self.results.blockSignals(True)  # explained once, below, not also by the signal
             self.results.selectRow(0)
             self.results.blockSignals(False)
+            # The people on screen before the first one's explanation is worked out (its
+            # evidence and supporting documents took a quarter of a typed query's time).
+            self.results.viewport().repaint()
             self._explain(0)
 
     def _person(self, ranking, person: int) -> tuple[str, str]:
