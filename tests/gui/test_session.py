@@ -23,12 +23,18 @@ def launch(qtbot) -> MainWindow:
     return win
 
 
-def test_a_relaunch_restores_query_method_results_and_person(qtbot):
+def launch_with_model(qtbot) -> MainWindow:
+    """A launch that opens the test collection and a model of it."""
     folder = save_random_model(load_collection(GUI_COLLECTION), "gui-model")
-    first = launch(qtbot)
-    open_collection(qtbot, first)
-    first.training_panel.open_model(folder)
-    qtbot.waitUntil(lambda: first.state.model is not None, timeout=30_000)
+    win = launch(qtbot)
+    open_collection(qtbot, win)
+    win.training_panel.open_model(folder)
+    qtbot.waitUntil(lambda: win.state.model is not None, timeout=30_000)
+    return win
+
+
+def test_a_relaunch_restores_query_method_results_and_person(qtbot):
+    first = launch_with_model(qtbot)
     qp = first.query_panel
     qp.method_combo.setCurrentIndex(qp.method_combo.findData("model2-jm"))
     qp.query_edit.setText("disk cache")
@@ -100,11 +106,7 @@ def _relaunched(qtbot, win) -> MainWindow:
 def test_a_person_typed_in_the_profile_box_is_restored_with_their_topics(qtbot):
     """Item 4: the Profile tab came up empty after a relaunch (a person typed there was never
     saved), and a restored profile's topics were empty until Profile was pressed again."""
-    folder = save_random_model(load_collection(GUI_COLLECTION), "gui-model")
-    first = launch(qtbot)
-    open_collection(qtbot, first)
-    first.training_panel.open_model(folder)
-    qtbot.waitUntil(lambda: first.state.model is not None, timeout=30_000)
+    first = launch_with_model(qtbot)
     pp = first.profile_panel
     person = first.state.model.person_ids[3]
     pp.person_edit.setText(first.state.model.person_names[3])
@@ -120,11 +122,7 @@ def test_a_person_typed_in_the_profile_box_is_restored_with_their_topics(qtbot):
 
 
 def test_another_collections_person_is_not_kept(qtbot):
-    folder = save_random_model(load_collection(GUI_COLLECTION), "gui-model")
-    first = launch(qtbot)
-    open_collection(qtbot, first)
-    first.training_panel.open_model(folder)
-    qtbot.waitUntil(lambda: first.state.model is not None, timeout=30_000)
+    first = launch_with_model(qtbot)
     person = first.state.model.person_ids[2]
     first.state.profile_requested.emit(person)
     qtbot.waitUntil(lambda: first.profile_panel.profile is not None, timeout=30_000)
