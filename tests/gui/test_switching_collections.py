@@ -64,6 +64,9 @@ def test_an_opened_model_shows_its_own_training(qtbot, window):
     assert panel.loss_label.text() == \
         f"{last['train_loss'] / weight:.3f} / {last['val_loss'] / weight:.3f}"
     assert "Open model: gui-trained. The plot shows its training" in panel.status_label.text()
+    panel.plot.redraw()  # the legend names only what is drawn: no step's loss here
+    assert [label.text for _, label in panel.plot.legend.items] == \
+        ["training (mean of each epoch)", "validation"]
 
 
 def test_a_query_typed_while_a_collection_loads_is_kept(qtbot, window):

@@ -540,6 +540,7 @@ class TrainingPanel(ModelList, QWidget):
     def _on_finished(self) -> None:
         self._stage = None
         self._clear_numbers(keep_progress=True)
+        self.refresh_models()  # the run's folder, left out while it trained, is listed
         collection = self.state.collection
         if collection is not None and collection is not self._trained_collection:
             self.apply_collection_defaults(collection)  # another was opened while it trained

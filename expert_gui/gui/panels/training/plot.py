@@ -48,6 +48,7 @@ class Smoother:
 
 
 Y_LABEL = "cross-entropy per instance (nats)"
+EPOCH_MEANS = "training (mean of each epoch)"
 UNSCALED_LABEL = "loss per instance (Eq. 3, weighted |d_max|/|d|)"
 
 
@@ -68,17 +69,20 @@ class LossPlot(pg.PlotWidget):
         # A long run has tens of thousands of steps: draw about one point per pixel.
         self.setDownsampling(auto=True, mode="peak")
         self.setClipToView(True)
-        self.raw_curve = self.plot([], [], pen=pg.mkPen("#9dbce8", width=1), name="training")
-        self.smooth_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=2),
-                                      name="training (smoothed)")
+        self.raw_curve = self.plot([], [], pen=pg.mkPen("#9dbce8", width=1))
+        self.smooth_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=2))
         # The mean training loss of each epoch: an opened model's history, or the epochs of a
         # continued run before its checkpoint (a run keeps no loss per step).
         self.epoch_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=1,
                                                           style=Qt.PenStyle.DashLine),
-                                     symbol="s", symbolSize=6, symbolBrush="#1f5fbf",
-                                     name="training (mean of each epoch)")
+                                     symbol="s", symbolSize=6, symbolBrush="#1f5fbf")
         self.val_curve = self.plot([], [], pen=pg.mkPen("#d9480f", width=2), symbol="o",
-                                   symbolSize=6, symbolBrush="#d9480f", name="validation")
+                                   symbolSize=6, symbolBrush="#d9480f")
+        # The legend names only the curves that have points (an opened model has no step's
+        # loss, a fresh run no epoch means yet).
+        self.names = {self.raw_curve: "training", self.smooth_curve: "training (smoothed)",
+                      self.epoch_curve: EPOCH_MEANS, self.val_curve: "validation"}
+        self.named: list = []
         self.clear_data()
         self.timer = QTimer(self)
         self.timer.setInterval(REDRAW_MS)
@@ -163,3 +167,12 @@ class LossPlot(pg.PlotWidget):
                                  np.asarray(self.epoch_losses, float))
         self.val_curve.setData(np.asarray(self.val_steps, float),
                                np.asarray(self.val_losses, float))
+        named = [c for c, points in ((self.raw_curve, self.steps),
+                                     (self.smooth_curve, self.steps),
+                                     (self.epoch_curve, self.epoch_steps),
+                                     (self.val_curve, self.val_steps)) if points]
+        if named != self.named:
+            self.legend.clear()
+            for curve in named:
+                self.legend.addItem(curve, self.names[curve])
+            self.named = named
