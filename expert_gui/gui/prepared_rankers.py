@@ -77,6 +77,7 @@ class PreparedRankers(QObject):
             return
         model, collection = self._for = self.state.model, self.state.collection
         self._built, self._building = {}, ""
+        self.state.runner.stop("query-ranker")  # a ranker of the model or collection before
         if collection is None:
             self.state.runner.stop("rankers")
             return

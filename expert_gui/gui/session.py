@@ -45,7 +45,8 @@ class Session(QObject):
             self.settings.setValue("session/person", person)
 
     def _collection_opened(self, collection) -> None:
-        if not self._startup:
+        if not self._startup:  # the query box now holds this collection's query, or none
+            self.save()
             return
         query, method = self._restore.pop("query", ""), self._restore.pop("method", "")
         typed = self.window.query_panel.query_edit.text().strip()

@@ -272,6 +272,7 @@ class ColumnFitter(QObject):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.Fixed)
         table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)  # a long header: "Auto (fus…"
         table.viewport().installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:
@@ -465,7 +466,7 @@ def place_labels(labels) -> None:
     """No two names on a map overlap: each label (a pyqtgraph TextItem, the most important
     first) takes the first corner of its point (above right, above left, below right, below
     left) where it covers no label placed before it; a label with no free corner is hidden (its
-    point's tooltip still names it). Called again whenever the view's range or size changes."""
+    point's tooltip still names it)."""
     placed = []
     for label in labels:
         label.setVisible(True)
@@ -477,3 +478,24 @@ def place_labels(labels) -> None:
                 break
         else:
             label.setVisible(False)
+
+
+class LabelPlacer(QObject):
+    """Places a map's labels (`place_labels`) whenever its view's range or size changes, once
+    the view has taken them: placed at the change itself, against the view's previous scale,
+    names with room to spare were hidden."""
+
+    def __init__(self, plot: pg.PlotWidget, labels):
+        super().__init__(plot)
+        self.labels = labels  # returns the labels, the most important first
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(lambda: place_labels(self.labels()))
+        plot.sigRangeChanged.connect(lambda *_: self.timer.start())
+        plot.getViewBox().sigResized.connect(lambda *_: self.timer.start())
+
+    def place(self) -> None:
+        """Now (the labels were just drawn), and again once the view has settled."""
+        place_labels(self.labels())
+        self.timer.start()

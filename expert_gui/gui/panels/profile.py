@@ -48,12 +48,12 @@ from expert_gui.gui.save_dialogs import choose_folder
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     ColumnFitter,
+    LabelPlacer,
     boxed,
     fill_table,
     item,
     make_plot,
     make_table,
-    place_labels,
     plural,
 )
 
@@ -164,8 +164,7 @@ class ProfilePanel(QWidget):
         self.marked = pg.ScatterPlotItem(pen=pg.mkPen("k", width=1.5), hoverable=True,
                                          tip=lambda x, y, data: self._person_label(data))
         # Zooming moves names closer or apart: placed again.
-        self.map_plot.sigRangeChanged.connect(lambda *_: self.place_labels())
-        self.map_plot.getViewBox().sigResized.connect(lambda *_: self.place_labels())
+        self.placer = LabelPlacer(self.map_plot, lambda: self.map_labels)
         for scatter in (self.everyone, self.marked):
             scatter.sigClicked.connect(self._map_clicked)
             self.map_plot.addItem(scatter)
@@ -549,10 +548,7 @@ class ProfilePanel(QWidget):
         (x0, y0), (x1, y1) = shown.min(axis=0), shown.max(axis=0)
         self.map_plot.setRange(xRange=(float(x0), float(x1)), yRange=(float(y0), float(y1)),
                                padding=0.3)
-        self.place_labels()
-
-    def place_labels(self) -> None:
-        place_labels(self.map_labels)
+        self.placer.place()
 
     def _person_label(self, person) -> str:
         model = self.profiler.model if self.profiler is not None else None
