@@ -462,14 +462,18 @@ class WholeNumberAxis(pg.AxisItem):
 LABEL_CORNERS = ((0, 1), (1, 1), (0, 0), (1, 0))  # a name's anchors, in the order tried
 
 
-def place_labels(labels) -> None:
+def place_labels(labels, view=None) -> None:
     """No two names on a map overlap: each label (a pyqtgraph TextItem, the most important
     first) takes the first corner of its point (above right, above left, below right, below
     left) where it covers no label placed before it; a label with no free corner is hidden (its
-    point's tooltip still names it)."""
+    point's tooltip still names it). `view`: the ViewBox, whose scale is brought up to date
+    first (it follows a zoom only when next painted)."""
+    if view is not None:
+        view.updateMatrix()
     placed = []
     for label in labels:
         label.setVisible(True)
+        label.updateTransform(force=True)  # a label hidden before kept its old scale
         for anchor in LABEL_CORNERS:
             label.setAnchor(anchor)
             rect = label.mapRectToScene(label.boundingRect())
@@ -481,21 +485,20 @@ def place_labels(labels) -> None:
 
 
 class LabelPlacer(QObject):
-    """Places a map's labels (`place_labels`) whenever its view's range or size changes, once
-    the view has taken them: placed at the change itself, against the view's previous scale,
-    names with room to spare were hidden."""
+    """Places a map's labels (`place_labels`) when drawn and whenever its view's range or size
+    changes, against the view's new scale: placed against the previous one (a zoom is taken
+    when the view is next painted), names with room to spare were hidden."""
 
     def __init__(self, plot: pg.PlotWidget, labels):
         super().__init__(plot)
         self.labels = labels  # returns the labels, the most important first
+        self.view = plot.getViewBox()
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
-        self.timer.timeout.connect(lambda: place_labels(self.labels()))
+        self.timer.timeout.connect(self.place)
         plot.sigRangeChanged.connect(lambda *_: self.timer.start())
-        plot.getViewBox().sigResized.connect(lambda *_: self.timer.start())
+        self.view.sigResized.connect(lambda *_: self.timer.start())
 
     def place(self) -> None:
-        """Now (the labels were just drawn), and again once the view has settled."""
-        place_labels(self.labels())
-        self.timer.start()
+        place_labels(self.labels(), self.view)
