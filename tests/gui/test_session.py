@@ -4,7 +4,13 @@ collection and the model."""
 from pathlib import Path
 
 import pytest
-from gui_helpers import GUI_COLLECTION, OTHER_COLLECTION, open_collection, save_random_model
+from gui_helpers import (
+    GUI_COLLECTION,
+    OTHER_COLLECTION,
+    open_collection,
+    random_model,
+    save_random_model,
+)
 from PySide6.QtCore import Qt
 
 from expert_gui.core.data.loading import load_collection
@@ -135,6 +141,10 @@ def test_another_collections_person_is_not_kept(qtbot):
     # nor the query typed for the collection before (seen under Xvfb: DPDK's "vhost user"
     # came back over the demo)
     assert not settings().value("session/query")
+    # the other collection's model: the person box no longer holds the id of someone else's
+    # (a name typed there was appended to it)
+    first.state.set_model(random_model(first.state.collection), None)
+    assert first.profile_panel.person_edit.text() == ""
     first.state.runner.stop_all()
 
 

@@ -276,7 +276,9 @@ class ProfilePanel(QWidget):
         self.compute_map()
         if self._person is not None and self._person in self.profiler.person_ids:
             self.show_person(self._person)
-        else:
+        else:  # not one of this model's people: their id leaves the box too
+            self._person = None
+            self.person_edit.clear()
             self._show(None)
 
     def score_topic_set(self) -> None:
