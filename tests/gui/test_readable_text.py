@@ -79,12 +79,8 @@ def test_at_1024_px_names_come_whole_before_ids(qtbot, collection):
     state.runner.stop_all()
 
 
-def test_names_on_the_nearest_terms_map_never_overlap(qtbot, collection):
-    model = random_model(collection)
-    # every word at nearly one point: their names would all be drawn on top of each other
-    embeddings = np.tile(model.word_embeddings[1], (len(model.vocab), 1))
-    embeddings += np.random.default_rng(0).normal(0, 1e-3, embeddings.shape).astype(np.float32)
-    model = replace(model, word_embeddings=embeddings)
+def neighbours_of_disk(qtbot, collection, model):
+    """The nearest-terms panel, on screen, showing the words nearest to "disk"."""
     state = AppState()
     panel = NeighboursPanel(state)
     qtbot.addWidget(panel)
@@ -95,6 +91,16 @@ def test_names_on_the_nearest_terms_map_never_overlap(qtbot, collection):
     qtbot.waitUntil(lambda: panel.word_map is not None, timeout=30_000)
     panel.words_edit.setText("disk")
     panel.find()
+    return state, panel
+
+
+def test_names_on_the_nearest_terms_map_never_overlap(qtbot, collection):
+    model = random_model(collection)
+    # every word at nearly one point: their names would all be drawn on top of each other
+    embeddings = np.tile(model.word_embeddings[1], (len(model.vocab), 1))
+    embeddings += np.random.default_rng(0).normal(0, 1e-3, embeddings.shape).astype(np.float32)
+    model = replace(model, word_embeddings=embeddings)
+    state, panel = neighbours_of_disk(qtbot, collection, model)
     qtbot.waitUntil(lambda: len(panel.labels) > 3, timeout=30_000)
     qtbot.wait(100)
     shown = [label.mapRectToScene(label.boundingRect()) for label in panel.labels
@@ -109,16 +115,7 @@ def test_a_name_on_the_map_is_hidden_only_where_it_has_no_room(qtbot, collection
     """Placed against the view's scale before a zoom took effect, names with room to spare
     were hidden (on the demo, 2 of 15 neighbours were named)."""
     model = random_model(collection)
-    state = AppState()
-    panel = NeighboursPanel(state)
-    qtbot.addWidget(panel)
-    panel.resize(900, 600)
-    panel.show()
-    state.set_collection(collection, None)
-    state.set_model(model, None)
-    qtbot.waitUntil(lambda: panel.word_map is not None, timeout=30_000)
-    panel.words_edit.setText("disk")
-    panel.find()
+    state, panel = neighbours_of_disk(qtbot, collection, model)
     qtbot.wait(200)  # the zoom to the neighbourhood, and the placing after it
     shown = [label.mapRectToScene(label.boundingRect()) for label in panel.labels
              if label.isVisible()]
