@@ -9,7 +9,12 @@ import signal
 import sys
 
 from expert_gui.cli import COMMANDS
-from expert_gui.cli.train import add_suggested_settings_argument, say_suggested, suggested
+from expert_gui.cli.train import (
+    add_suggested_settings_argument,
+    held_out_fraction,
+    say_suggested,
+    suggested,
+)
 from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 from expert_gui.core.evaluation.heldout import HeldOutSettings
 from expert_gui.core.rankers.names import METHODS
@@ -48,7 +53,7 @@ def register(sub) -> None:
     p.add_argument("--other-numbers", choices=NUMBER_RULES, default="",
                    help="also train with this numbers rule and add its Log-linear and Auto rows "
                         "to Table 2")
-    p.add_argument("--held-out", type=float, default=HeldOutSettings().fraction,
+    p.add_argument("--held-out", type=held_out_fraction, default=HeldOutSettings().fraction,
                    metavar="FRACTION",
                    help="share of documents held out of training as queries (default 0.02, at "
                         "least 50, at most 1000)")

@@ -8,6 +8,7 @@ their MAP and MRR say which method works best on the collection and calibrate `a
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 from dataclasses import replace
@@ -44,7 +45,8 @@ def register(sub):
         "batch_size": f"instances per step m (default {d.batch_size})",
         "epochs": f"passes over the instances (default {d.epochs}, chosen on DPDK's dev topics)",
         "l2": f"weight decay lambda (default {d.l2})",
-        "learning_rate": "learning rate (default 1.0 for adadelta, 0.001 for adam)",
+        "learning_rate": "learning rate; 0: the optimiser's own default (1.0 for adadelta, "
+                         f"0.001 for adam) (default {d.learning_rate:g})",
         "validation_fraction": f"share of instances held out (default {d.validation_fraction})",
         "patience": f"epochs without improvement before early stopping (default {d.patience})",
         "seed": f"random seed (default {d.seed})",
@@ -63,7 +65,7 @@ def register(sub):
     p.add_argument("--early-stopping", action="store_true", default=None,
                    help="stop when the held-out documents' MAP (without held-out documents: the "
                         "validation loss) stops improving; keep the best epoch")
-    p.add_argument("--held-out", type=float, default=HeldOutSettings().fraction,
+    p.add_argument("--held-out", type=held_out_fraction, default=HeldOutSettings().fraction,
                    metavar="FRACTION",
                    help="share of the documents with people held out of training and used as "
                         "queries, at least 50 and at most 1000 (default 0.02; 0: none, and 'auto' "
@@ -88,6 +90,18 @@ def register(sub):
                    help="continue from MODEL_DIR/checkpoint with its settings")
     add_suggested_settings_argument(p)
     p.set_defaults(func=run)
+
+
+def held_out_fraction(text: str) -> float:
+    """--held-out, checked as the options are read (not after the collection has loaded)."""
+    from expert_gui.core.evaluation.heldout import HeldOutSettings
+
+    try:
+        return HeldOutSettings(fraction=float(text)).fraction
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a share of the documents: it must be in [0, 1) (0: none held "
+            "out)") from None
 
 
 def add_suggested_settings_argument(p) -> None:
@@ -173,12 +187,14 @@ def run(args) -> int:
     from expert_gui.core.store.storage import check_model_folder
     from expert_gui.core.train.embeddings import load_word_vectors
     from expert_gui.core.train.net import select_device
+    from expert_gui.core.train.settings import TrainSettings
 
-    try:
+    try:  # options are checked before the collection loads: a bad value is told at once
         text = _text_settings(args)
+        replace(TrainSettings(), **_given(args))
     except ValueError as exc:
         raise TrainingError(str(exc)) from exc
-    check_model_folder(args.out)  # before the collection loads: a bad --out is told at once
+    check_model_folder(args.out)  # and so is a bad --out
     collection = load_collection(args.collection, format=args.format,
                                  associations=args.associations, people=args.people,
                                  settings=text, columns=table_columns(args),
@@ -217,9 +233,11 @@ def run(args) -> int:
 
     bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr)
     ran = {"on": ""}
+    scale = {"by": LossScale(1.0, collection.n_people)}  # until the run says its own
 
     def progress(event):
-        if isinstance(event, LossScale):
+        if isinstance(event, LossScale):  # losses read per instance, as the app plots them
+            scale["by"] = event
             return
         if isinstance(event, TrainingStage):  # after the steps: calibrating, saving
             done = f" {event.done:,}/{event.total:,}" if event.total else ""
@@ -228,9 +246,11 @@ def run(args) -> int:
         ran["on"] = event.path
         bar.total = event.total_steps
         bar.n = event.step
-        val = "-" if event.val_loss is None else f"{event.val_loss:.4g}"
-        bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss {event.train_loss:.4g} "
-                            f"val {val} {event.instances_per_s:,.0f} inst/s", refresh=False)
+        per = scale["by"].per_instance
+        val = "-" if event.val_loss is None else f"{per(event.val_loss):.4g}"
+        bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss "
+                            f"{per(event.train_loss):.4g} val {val} "
+                            f"{event.instances_per_s:,.0f} inst/s", refresh=False)
         bar.refresh()
 
     previous = signal.signal(signal.SIGINT, on_interrupt)
@@ -244,9 +264,12 @@ def run(args) -> int:
     last = model.history[-1] if model.history else {}
     if stop["asked"]:
         print(f"stopped; checkpoint in {args.out}/checkpoint (continue with --resume)")
-    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, train loss "
-          f"{last.get('train_loss', float('nan')):.4g}, validation loss "
-          f"{last.get('val_loss') or float('nan'):.4g}")
+    per = LossScale.of_model(model).per_instance
+    val = last.get("val_loss")
+    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, cross-entropy per "
+          f"instance {per(last.get('train_loss', math.nan)):.3f} (training), "
+          f"{math.nan if val is None else per(val):.3f} (validation) nats; a uniform guess "
+          f"scores log |C| = {math.log(max(model.n_people, 1)):.3f}")
     if ran["on"]:
         print(f"the steps ran on {ran['on']}", file=sys.stderr)
     if model.calibration:

@@ -72,6 +72,16 @@ class LossScale:
     mean_weight: float
     n_people: int
 
+    def per_instance(self, loss: float) -> float:
+        """Eq. 3's loss per instance as cross-entropy per instance (nats), as the app plots
+        it and the CLI prints it."""
+        return loss / self.mean_weight if self.mean_weight > 0 else loss
+
+    @classmethod
+    def of_model(cls, model) -> LossScale:
+        """The scale of a saved model's history (1: a model saved before it was recorded)."""
+        return cls(float(model.settings.get("mean_weight") or 1.0), model.n_people)
+
 
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
                         out_dir=None, progress=None, should_stop=None, should_pause=None,
@@ -92,18 +102,18 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     tell(LossScale(mean_weight(split.training, settings.window, settings.overlapping),
                    split.training.n_people))
     measure = held_out_map(split) if has_queries else None
-    epochs = {"done": 0}
 
-    def score(params: dict) -> float:
-        epochs["done"] += 1
+    def score(params: dict, epoch: int) -> float:
         tell(TrainingStage(f"Measuring the held-out MAP on {n:,} documents after epoch "
-                           f"{epochs['done']}"))
+                           f"{epoch}"))
         return measure(params)
 
-    def calibrating(done: tuple[int, int]) -> None:
+    def calibrating(event: tuple) -> None:
         # each held-out document ranked by auto's members (for its weights), then by each other
-        # method (for its P(expert) and held-out measures)
-        tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents", *done))
+        # method (for its P(expert) and held-out measures); what runs between two counts
+        done, total, *what = event
+        tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents"
+                           + (f": {what[0]}" if what else ""), done, total))
 
     def finish(model: LogLinearModel) -> None:
         try:
@@ -137,7 +147,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     every method and fit its P(expert), and measure what a random ranking would score on them
     (quality.CHANCE)."""
     from expert_gui.core.rankers.methods import make_ranker
-    from expert_gui.core.rankers.names import METHODS
+    from expert_gui.core.rankers.names import METHOD_LABELS, METHODS
 
     def build(method):
         return make_ranker(method, model=model, collection=split.training, p_expert=False)
@@ -150,11 +160,19 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     total = len(topics) * (1 + len(others))
     done = 0
 
+    what = "ranking with auto's members"  # said with each count: (done, total, what)
+
     def step() -> None:
         nonlocal done
         done += 1
         if progress is not None:
-            progress((done, total))
+            progress((done, total, what))
+
+    def doing(text: str) -> None:  # a long step between two counts, named as it begins
+        nonlocal what
+        what = text
+        if progress is not None:
+            progress((done, total, what))
 
     relevant = _relevant(fusion.person_ids, topics, qrels)
     zs, known = [], []
@@ -164,6 +182,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
         zs.append(z)
         known.append([not r.no_known_words for r in rankings])
         step()
+    doing("choosing auto's weights")
     grid = simplex_grid(len(MEMBERS))
     choice = choose_fusion(grid_average_precisions(grid, zs, relevant), grid, MEMBERS,
                            split.settings.seed)
@@ -177,7 +196,9 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
                 for m in scores}
     fits = {m: fit_expert_probability(scores[m], relevant) for m in scores}
     for method in others:
+        doing(f"indexing for {METHOD_LABELS[method]}")
         ranker = build(method)
+        doing(f"ranking with {METHOD_LABELS[method]}")
         rel = _relevant(ranker.person_ids, topics, qrels)
         found, rankings[method] = [], {}
         for topic in topics:
@@ -187,6 +208,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
             found.append(None if ranking.no_known_words else _by_person(ranking))
             step()
         fits[method] = fit_expert_probability(found, rel)
+    doing("measuring every method")
     measures = {m: measure_run(qrels, run_from_rankings(rankings[m]), topics,
                                CALIBRATION_MEASURES).means()
                 for m in METHODS if m in rankings}

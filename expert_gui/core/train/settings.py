@@ -33,6 +33,7 @@ class Range:
     low_open: bool = False
     high_open: bool = False
     why: str = ""
+    why_low: str = ""  # why not below `low`, where `why` speaks only of the high end
 
     def __contains__(self, value: float) -> bool:
         if not math.isfinite(value):
@@ -88,7 +89,9 @@ RANGES: dict[str, Range] = {
                                    "kept in the model's history"),
     "validation_fraction": Range(0, 1, high_open=True,
                                  why="a share of the instances; all of them would leave none "
-                                     "to train on"),
+                                     "to train on",
+                                 why_low="a share of the instances cannot be negative (0: "
+                                         "none held out)"),
     "patience": Range(1, 10_000, why="early stopping waits at least one epoch, and at most as "
                                      "many as a run may have"),
     "seed": Range(0, 2**31 - 1, why="numpy's and torch's seeds are non-negative, and the "
@@ -170,7 +173,9 @@ def field_problem(name: str, value) -> str:
             return f"{_label(name)} must be a finite number, not {value}"
         limits = RANGES.get(name)
         if limits is not None and value not in limits:
-            return f"{_label(name)} must be {limits.text()}, not {_number(value)}: {limits.why}"
+            below = limits.low is not None and value <= limits.low
+            why = limits.why_low if below and limits.why_low else limits.why
+            return f"{_label(name)} must be {limits.text()}, not {_number(value)}: {why}"
         return ""
     return "" if isinstance(value, str) else f"{_label(name)} must be text, not {value!r}"
 
