@@ -426,7 +426,11 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
             if name.startswith("."):
                 note(path, "hidden file; not read")
                 continue
-            target = outside(root, path)
+            try:
+                target = outside(root, path)
+            except OSError as exc:  # a link this user may not follow (/proc/1/cwd)
+                note(path, f"a link that cannot be followed ({exc.strerror or exc}); not read")
+                continue
             if target is not None:
                 note(path, f"a link to {target}, outside the collection's folder; not read")
                 continue
@@ -453,7 +457,12 @@ def outside(root: Path, path: Path) -> Path | None:
 def refuse_link_out(folder: Path, path: Path, cli_hint: str = "") -> None:
     """Raise CollectionError when `path`, a file a collection's folder names by its name, is a
     link out of the folder (the walk skips those; a file found by name cannot be skipped)."""
-    target = outside(folder.resolve(), path)
+    try:
+        target = outside(folder.resolve(), path)
+    except OSError as exc:
+        raise CollectionError(path, None, f"a link that cannot be followed "
+                                          f"({exc.strerror or exc}); not read",
+                              cli_hint=cli_hint) from exc
     if target is not None:
         raise CollectionError(path, None, f"a link to {target}, outside the collection's folder; "
                                           "not read", cli_hint=cli_hint)
