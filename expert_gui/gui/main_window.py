@@ -308,7 +308,10 @@ class MainWindow(QMainWindow):
         answer it)."""
         self.show_panel("Query")
         self.query_panel.focus_query()
-        QTimer.singleShot(0, self.query_panel.focus_query)  # once the dock is raised
+        edit, text = self.query_panel.query_edit, self.query_panel.query_edit.text()
+        # once the dock is raised; not over what was typed meanwhile (keys queued while the
+        # GUI thread was busy ran before this, and selecting them let the next key erase them)
+        QTimer.singleShot(0, lambda: edit.text() == text and self.query_panel.focus_query())
 
     def train_when_ready(self) -> None:
         """Ctrl+T: train now, or as soon as the collection being loaded is open, or say why
