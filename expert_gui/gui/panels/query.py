@@ -100,7 +100,10 @@ class WordCompleter(QCompleter):
         self.setMaxVisibleItems(12)
 
     def set_words(self, words: list[str]) -> None:
-        self.words.setStringList(words)
+        # the same words (a model retrained on the same collection) leave the list alone: a
+        # reset hides the open popup, and keys on their way to it are lost
+        if words != self.words.stringList():
+            self.words.setStringList(words)
 
     def splitPath(self, path: str) -> list[str]:
         last = path.split(" ")[-1]
