@@ -1,10 +1,11 @@
-"""Loading real bibliographic exports (issue 20): every file of ../shared/realfiles, and a folder
-of 11 Web of Science downloads of about 5,000 records made from the real ones.
+"""Loading real bibliographic exports (issues 20 and 30): every file of ../shared/realfiles, the
+whole of it as one folder of folders (a sub-folder per vendor), and a folder of 11 Web of
+Science downloads of about 5,000 records made from the real ones.
 `python benchmarks/bench_exports.py [REALFILES] [--repeat N] [--fresh]`.
 
-For each input: its records, documents (records less the merged duplicates), people, the
-README's authors, and the load time without the cache (median of N, in this process, imports
-done); the baseline, measured in the same run, is the builder alone fed the same documents and
+For each input: its records (and the README's), documents (records less the merged duplicates),
+people, the README's authors, and the load time without the cache (median of N, in this
+process, imports done); the baseline, measured in the same run, is the builder alone fed the same documents and
 people (tokenizing, vocabulary, associations), so the ratio is what reading, merging and
 resolving names cost on top of building. `--fresh` also times one load in a new process from
 the first import on (Python's own start excluded): what `expert-gui stats` pays, scikit-learn's
@@ -48,17 +49,19 @@ def main() -> int:
     from expert_gui.core.data.text import TextSettings, load_stopwords
 
     load_stopwords(TextSettings())  # scikit-learn's list, imported once outside the timings
-    readme = _readme_authors(args.realfiles / "README.md")
+    readme = _readme_counts(args.realfiles / "README.md")
     inputs = []
     for entry in sorted(args.realfiles.iterdir()):
         if entry.is_dir():
             inputs += [entry] if entry.name.endswith("folder") else sorted(entry.iterdir())
+    inputs.append(args.realfiles)  # every file at once: a folder of folders
     folder = make_wos_folder(args.realfiles, Path(home) / "wos-11-downloads")
     inputs.append(folder)
 
     print(f"repetitions: {args.repeat} (medians); baseline: the builder alone, same documents")
-    head = f"{'input':<48} {'records':>7} {'docs':>5} {'people':>6} {'README':>6} " \
-           f"{'load s':>7} {'build s':>7} {'ratio':>5}" + (f" {'fresh s':>7}" if args.fresh else "")
+    head = f"{'input':<48} {'format':<11} {'records':>7} {'README':>6} {'docs':>6} " \
+           f"{'people':>6} {'README':>6} {'load s':>7} {'build s':>7} {'ratio':>5}" \
+           + (f" {'fresh s':>7}" if args.fresh else "")
     print(head)
     for path in inputs:
         name = str(path.relative_to(args.realfiles)) if path.is_relative_to(args.realfiles) \
@@ -69,8 +72,10 @@ def main() -> int:
             loads.append(took)
             builds.append(_timed_build(c))
         load, build = statistics.median(loads), statistics.median(builds)
-        line = (f"{name:<48} {c.report.counts['records']:>7,} {c.n_documents:>5,} "
-                f"{c.n_people:>6,} {readme.get(name.split('/')[0], '–'):>6} {load:>7.2f} "
+        records, authors = readme.get(name, readme.get(name.split("/")[0], ("–", "–")))
+        line = (f"{name if name != '.' else '(all of them, one folder)':<48} "
+                f"{c.report.format:<11} {c.report.counts['records']:>7,} {records:>6} "
+                f"{c.n_documents:>6,} {c.n_people:>6,} {authors:>6} {load:>7.2f} "
                 f"{build:>7.2f} {load / build:>5.1f}")
         if args.fresh:
             line += f" {_fresh_load(path, home):>7.2f}"
@@ -142,13 +147,21 @@ def make_wos_folder(realfiles: Path, folder: Path) -> Path:
     return folder
 
 
-def _readme_authors(readme: Path) -> dict[str, str]:
-    """The README's authors column, by the entry's first path part."""
+def _readme_counts(readme: Path) -> dict[str, tuple[str, str]]:
+    """The README's records and authors, by the entry's path (several paths in one row take
+    their counts in order: "acm-csv/acm.csv, acm-csv/ACMDL...csv | 104, 82 | 324, 238") and by
+    its first part."""
     found = {}
     for line in readme.read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.split("|")]
         if len(cells) > 4 and "/" in cells[1]:
-            found[cells[1].split("/")[0]] = cells[3].split(" ")[0]
+            paths = [p.strip().rstrip("/") for p in cells[1].split(",")]
+            records = [r.strip() for r in cells[2].split(",")]
+            authors = [a.strip().split(" ")[0] for a in cells[3].split(",")]
+            for k, path in enumerate(paths):
+                counts = (records[min(k, len(records) - 1)], authors[min(k, len(authors) - 1)])
+                found[path] = counts
+                found.setdefault(path.split("/")[0], counts)
     return found
 
 

@@ -152,8 +152,14 @@ def test_calibrate_reports_progress(split, trained):
     calibrate(model, split, progress=events.append)
     # auto's members rank once (for themselves, auto and the ensemble); the others once each
     n_others = len(METHODS) - len(MEMBERS) - 2
-    assert events[-1] == (len(split.documents) * (1 + n_others),) * 2
-    assert np.diff([e[0] for e in events]).min() >= 1  # a block of documents a step
+    total = len(split.documents) * (1 + n_others)
+    assert events[-1] == (total, total, "measuring LSI")
+    done = [e[0] for e in events]
+    assert np.diff(done).min() == 0  # a block of documents a count, the long steps between named
+    assert done == sorted(done)
+    assert {e[2] for e in events} >= {"ranking with auto's members", "choosing auto's weights",
+                                      "measuring auto's members, auto and the ensemble",
+                                      "indexing for LSI", "ranking with LSI"}
 
 
 def test_the_apps_training_holds_out_documents_by_the_training_seed(split):

@@ -212,6 +212,22 @@ def test_ids_that_a_strict_terminal_cannot_encode_are_printed_escaped(model, tmp
     assert b"\\udcff odd" in done.stdout
 
 
+def test_a_run_into_a_missing_folder_is_refused_before_the_work(model_dir, topics, tmp_path,
+                                                               capsys, monkeypatch):
+    # issue 32 item 10: the check before the work passed, and the write after it failed
+    import expert_gui.cli.rank as rank
+
+    def never(*args, **kwargs):
+        raise AssertionError("ranked before the output was checked")
+
+    monkeypatch.setattr(rank, "open_ranker", never)
+    run = tmp_path / "missing" / "deeper" / "out.run"
+    assert main(["rank", str(model_dir), "--topics", str(topics), "--run", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"{run}: no folder {run.parent} to write it in; create the folder" in err
+    assert not run.parent.exists()
+
+
 def test_a_fifo_topics_file_is_refused(model_dir, tmp_path, capsys):
     os.mkfifo(tmp_path / "topics.tsv")
     code = main(["rank", str(model_dir), "--topics", str(tmp_path / "topics.tsv"),

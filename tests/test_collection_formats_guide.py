@@ -17,7 +17,7 @@ def blocks(language: str) -> list[str]:
 def test_every_format_has_a_ten_line_example():
     text = GUIDE.read_text(encoding="utf-8")
     sections = re.split(r"\n## ", text)[1:]
-    assert len(sections) == 23
+    assert len(sections) == 34
     for section in sections:
         example = re.search(r"```[\w-]*\n(.*?)```", section, re.S).group(1)
         assert len(example.splitlines()) == 10, section.splitlines()[0]
@@ -34,7 +34,17 @@ def test_every_format_has_a_ten_line_example():
     ("pubmed-csv", "csv-mysearch.csv", "table", 9, 11), ("lens-csv", "lens.csv", "table", 9, 13),
     ("pop-csv", "PoPCites.csv", "table", 9, 13), ("ieee-csv", "export.csv", "table", 9, 10),
     ("csl-json", "My Library.json", "csl-json", 2, 3),
-    ("endnote-xml", "My EndNote Library.xml", "endnote-xml", 1, 4)])
+    ("endnote-xml", "My EndNote Library.xml", "endnote-xml", 1, 4),
+    # issue 30's exports
+    ("enw", "citations.enw", "refer", 2, 3), ("ads", "export.txt", "refer", 1, 4),
+    ("refworks", "CNKI.txt", "refworks", 1, 3),
+    ("zotero-rdf", "My Library.rdf", "zotero-rdf", 1, 1),
+    ("embase-csv", "records.csv", "table", 9, 8),
+    ("embase-rows", "records.csv", "embase-rows", 2, 4),
+    ("ovid-csv", "citation.csv", "table", 2, 4),
+    ("springer-csv", "SearchResults.csv", "table", 9, 12),
+    ("acm-csv", "acm.csv", "table", 9, 7), ("openalex", "works.json", "openalex", 2, 2),
+    ("crossref", "crossref.json", "crossref", 2, 3)])
 def test_the_examples_load(tmp_path, language, name, format, documents, people):
     example = blocks(language)[0]
     (tmp_path / name).write_text(example, encoding="utf-8")

@@ -137,6 +137,26 @@ def test_a_tsv_quoted_field_never_takes_in_a_line_holding_a_tab(tmp_path):
                            ("malformed-record", "documents.tsv", 4)}
 
 
+def test_a_csv_title_opening_with_a_quote_swallows_no_record(tmp_path):
+    # issue 32 item 11: d1's quote, closed by d3's line, took d2 and d3 into d1's title, and the
+    # report said only "multi-line-record"
+    c = _folder(tmp_path, 'id,title\nd1,"Quoted title\nd2,second doc\nd3,ends with a quote"\n',
+                name="documents.csv")
+    assert c.doc_ids == ["d1", "d2", "d3"]
+    assert [c.text(i) for i in range(3)] == ['"Quoted title', "second doc",
+                                             'ends with a quote"']
+    assert problems(c) == {("quotes-as-text", "documents.csv", 2)}
+
+
+def test_a_quoted_field_may_run_through_lines_that_look_like_records(tmp_path):
+    # an abstract whose lines hold as many commas as a record: it closes where no record could
+    abstract = "first line, with commas\nsecond, third, line\nthe last line."
+    c = _folder(tmp_path, f'id,title,abstract\nd1,Title,"{abstract}"\nd2,T,A\n',
+                name="documents.csv")
+    assert c.doc_ids == ["d1", "d2"] and c.text(0) == f"Title\n{abstract}"
+    assert ("multi-line-record", "documents.csv", 2) in problems(c)
+
+
 def test_a_quoted_field_that_would_add_fields_is_not_spanned(tmp_path):
     # the closing quote four lines on is followed by a tab: that record would have 3 fields
     c = _folder(tmp_path, 'doc_id\ttext\nd1\t"Fix\nd2\tsecond\nd3\tzebra"\tx\n')

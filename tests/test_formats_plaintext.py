@@ -93,3 +93,27 @@ def test_a_companion_file_linking_out_of_the_folder_is_refused(tmp_path):
     c = load_collection(folder, format="text", associations=tmp_path / "elsewhere.tsv",
                         use_cache=False)  # named by the user: read
     assert c.doc_ids == ["a.txt"]
+
+
+def test_a_link_that_cannot_be_followed_is_skipped_not_fatal(tmp_path, monkeypatch):
+    # CI: `stats /` met /proc/1/cwd, a link even root may not follow, and ended in a
+    # PermissionError traceback instead of a skipped file
+    from pathlib import Path
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    (folder / "a.txt").write_text("ring buffers", encoding="utf-8")
+    (folder / "cwd.txt").symlink_to(folder / "a.txt")
+    (folder / "associations.tsv").write_text("a.txt\tp\n", encoding="utf-8")
+    resolve = Path.resolve
+
+    def guarded(self, strict=False):
+        if self.name == "cwd.txt":
+            raise PermissionError(13, "Permission denied", str(self))
+        return resolve(self, strict)
+
+    monkeypatch.setattr(Path, "resolve", guarded)
+    c = load_collection(folder, format="text", use_cache=False)
+    assert c.doc_ids == ["a.txt"]
+    assert {(os.path.basename(p.file), p.message) for p in c.report.problems
+            if p.kind == "skipped-file"} == {
+        ("cwd.txt", "a link that cannot be followed (Permission denied); not read")}

@@ -4,6 +4,7 @@ authors column; Zotero's and Scopus's CSV exports as presets, in their exact lay
 import shutil
 
 import pytest
+from hostile_files import repeated, row, workbook
 
 from expert_gui.cli import main
 from expert_gui.core.data.formats.presets import PRESETS, TableColumns, detect_columns
@@ -62,13 +63,17 @@ def test_in_a_folder_or_renamed_documents_csv(fixtures, tmp_path):
                                         "marcel-worring"]
 
 
-def test_a_folder_is_read_by_its_own_table_not_one_in_a_subfolder(fixtures, tmp_path):
-    (tmp_path / "a").mkdir()  # sorts before the table: still only the folder's own files count
-    shutil.copy(fixtures / TABLES / "publications.csv", tmp_path / "a" / "old.csv")
+def test_a_table_beside_a_subfolder_of_tables_is_a_folder_of_exports(fixtures, tmp_path):
+    # issue 30: a sub-folder per download is read too; alone, the folder's table is the table
     shutil.copy(fixtures / TABLES / "publications.csv", tmp_path / "pubs.csv")
+    assert load_collection(tmp_path, use_cache=False).report.format == "table"
+    (tmp_path / "a").mkdir()  # sorts before the table
+    shutil.copy(fixtures / TABLES / "publications.csv", tmp_path / "a" / "old.csv")
     c = load_collection(tmp_path, use_cache=False)
-    assert c.report.format == "table"
-    assert c.report.files == [str((tmp_path / "pubs.csv").resolve())]
+    assert c.report.format == "exports"
+    assert c.report.files == [str((tmp_path / f).resolve()) for f in ("pubs.csv", "a/old.csv")]
+    # the copies merge by title and year, but for "Orphan record": two words tell no paper
+    assert c.n_documents == 5 and c.report.counts["duplicates merged"] == 3
 
 
 def test_tsv_with_an_id_column_and_pipe_separated_people(tmp_path):
@@ -154,6 +159,35 @@ def test_xlsx(tmp_path):
     (tmp_path / "broken.xlsx").write_bytes(b"PK\x03\x04 not a workbook")
     with pytest.raises(CollectionError, match="Excel workbook"):
         load_collection(tmp_path / "broken.xlsx", format="table", use_cache=False)
+
+
+def test_a_sparse_workbook_previews_without_filling_in_rows(tmp_path):
+    # issue 32 item 2: a cell in column XFD and one in row 1,048,576 (4.7 KB); every row was
+    # padded to 16,384 cells and every missing row filled in, and stats ran past 300 s
+    path = workbook(tmp_path / "pubs.xlsx", [
+        row(1, ("A1", "title"), ("B1", "authors"), ("XFD1", "far")),
+        row(1_048_576, ("A1048576", "Ring buffers"), ("B1048576", "Ann Archer"))],
+        dimension="A1:XFD1048576")
+    shown = preview(path)
+    assert shown.header == ["title", "authors", "far"]
+    assert shown.rows == [["Ring buffers", "Ann Archer"]]
+    c = load_collection(path, use_cache=False)
+    assert c.doc_ids == ["pubs:1048576"]
+
+
+def test_a_workbook_cell_over_the_record_limit_is_reported_not_read(tmp_path):
+    # issue 32 item 4: a 208 KB workbook with one 100 MB cell was read as one document (about
+    # 1.2 GB of memory): the 16 MiB record limit held for lines, not for cells
+    path = workbook(tmp_path / "pubs.xlsx", [
+        row(1, ("A1", "title"), ("B1", "authors")),
+        b'<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="inlineStr"><is><t>Ann Archer'
+        b"</t></is></c></row>",
+        row(3, ("A3", "Ring buffers"), ("B3", "Ann Archer"))],
+        [b"<si><t>", *repeated(b"word ", (1 << 24) + 5), b"</t></si>"])
+    assert path.stat().st_size < 1 << 20
+    c = load_collection(path, use_cache=False)
+    assert c.doc_ids == ["pubs:3"]
+    assert kinds(c) == {("record-too-long", 2)}
 
 
 def test_cli_columns(fixtures, tmp_path, capsys):

@@ -69,7 +69,10 @@ def test_tab_delimited_in_utf8_and_utf16(tmp_path, fixtures, encoding):
     assert detect_format(path) == "table"
     c = load_collection(path, use_cache=False)
     assert c.doc_ids == ["WOS:A1979HJ24300001", "WOS:000086993600001"]
-    assert c.report.problems == []  # the tab ending each row is no extra field
+    # the tab ending each row is no extra field; the one problem is a hint (issue 30)
+    [hint] = c.report.problems
+    assert hint.kind == "likely-duplicate" and "«Waldo Tobler» and «Waldo R. Tobler»" in \
+        hint.message
     assert people(c, "WOS:000086993600001") == ["john-snyder", "orcid:0000-0002-1825-0097",
                                                 "qihe-yang"]
     assert '"geographical" regions' in c.text(0)  # a quote in a tab-delimited cell is text

@@ -205,3 +205,56 @@ def test_a_real_full_disk_at_a_checkpoint(small_tmpfs):
         save_checkpoint(folder, {"a": torch.zeros(20_000)}, checkpoint_meta(2))
     _, meta = load_checkpoint(folder)
     assert meta["run"]["step"] == 1 and not (small_tmpfs / "checkpoint.tmp").exists()
+
+
+# -- issue 32 item 8: a rename that fails -------------------------------------------------------
+def failing_rename_to(monkeypatch, name: str, code: int) -> None:
+    """Make os.replace raise OSError(code), as the kernel does, for renames onto `name`."""
+    real = os.replace
+
+    def replace(src, dst):
+        if Path(dst).name == name:
+            raise OSError(code, os.strerror(code), str(src))
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+
+
+@pytest.mark.parametrize("code", [errno.EIO, errno.ENOSPC])
+def test_a_failed_swap_keeps_the_model_before_and_says_so(tmp_path, monkeypatch, code):
+    folder = tmp_path / "m"
+    save_model(tiny_model(), folder)
+    failing_rename_to(monkeypatch, "manifest.json", code)
+    with pytest.raises(OutputFolderError) as caught:
+        save_model(other_model(), folder)
+    message = str(caught.value)
+    assert message.startswith(str(folder)) and message.endswith("the model before is unchanged")
+    assert ("Input/output error" if code == errno.EIO else "no space left") in message
+    monkeypatch.undo()
+    np.testing.assert_array_equal(load_model(folder).word_embeddings,
+                                  tiny_model().word_embeddings)
+    assert sorted(p.name for p in folder.iterdir()) == [".expert-gui", "manifest.json",
+                                                        "model.safetensors"]
+
+
+def test_a_failed_rename_after_the_swap_saves_the_model_and_warns(tmp_path, monkeypatch, caplog):
+    folder = tmp_path / "m"
+    save_model(tiny_model(), folder)
+    failing_rename_to(monkeypatch, "model.safetensors", errno.EIO)
+    save_model(other_model(), folder)
+    assert "the model is saved, but model.safetensors.new could not be renamed" in caplog.text
+    monkeypatch.undo()
+    np.testing.assert_array_equal(load_model(folder).word_embeddings,
+                                  other_model().word_embeddings)
+
+
+@pytest.mark.parametrize("name", ["manifest.json", "checkpoint"])
+def test_train_exits_2_with_a_message_when_a_rename_fails(tmp_path, monkeypatch, capsys, name):
+    # issue 32 item 8: an OSError traceback, exit 1
+    out = tmp_path / "m"
+    failing_rename_to(monkeypatch, name, errno.EIO)
+    assert main(["train", str(FOLDER), "--out", str(out), *FAST]) == 2
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]
+    assert "Traceback" not in err and last.startswith("expert-gui train: error: ")
+    assert "cannot write here: Input/output error" in last

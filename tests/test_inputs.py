@@ -92,4 +92,4 @@ def test_topics_and_qrels_from_the_cli(special, tmp_path, capsys):
 def test_stats_of_the_root_folder_does_not_walk_the_disk(capsys):
     # issue 11: `expert-gui stats /` walked the whole disk and ended in a PermissionError
     assert main(["stats", "/", "--no-cache"]) == 2
-    assert "expected an associations file" in capsys.readouterr().err
+    assert "an associations file (associations.tsv)" in capsys.readouterr().err

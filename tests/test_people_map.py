@@ -17,6 +17,7 @@ from expert_gui.core.explore.people_map import (
     group_labels,
     group_people,
     map_people,
+    naming,
     person_directions,
     project,
     unit_rows,
@@ -88,7 +89,11 @@ def test_groups_are_named_by_the_words_most_members_share(model):
         p_wk = p_kw * p_w / (p_kw * p_w).sum()
         with np.errstate(divide="ignore", invalid="ignore"):
             group_kl = p_wk * np.log(p_wk / p_w)
-        candidates = [w for w in range(len(p_w)) if share[w] >= MOST and w not in hidden]
+        others = np.flatnonzero(groups != g)
+        outside = np.array([sum(w in own[c] for c in others) / len(others)
+                            for w in range(len(p_w))])
+        candidates = [w for w in range(len(p_w))
+                      if share[w] >= MOST and share[w] >= 2 * outside[w] and w not in hidden]
         expected = sorted(candidates, key=lambda w: (-share[w], -group_kl[w]))[:3]
         assert labels[g].words == tuple(model.vocab.words[w] for w in expected)
         assert labels[g].shares == pytest.approx([share[w] for w in expected])
@@ -150,3 +155,16 @@ def test_map_people(model):
     assert np.allclose(people_map.xy, project(person_directions(model.candidate_weights)))
     assert set(people_map.groups) <= set(range(len(people_map.labels)))
     assert map_people(Profiler(model), should_stop=lambda: True) is None
+
+
+
+def test_a_word_most_people_have_names_no_group():
+    """Issue 31: groups of a collection of abstracts were named "s", "c", "und": words most
+    people have among their own, which say nothing about one group."""
+    sizes = np.array([10, 10, 5])
+    holders = np.array([[10, 9, 4],  # "und": nearly everybody's
+                        [8, 1, 0],  # the first group's
+                        [6, 3, 0],  # most of the first group's, but half as many others'
+                        [6, 4, 1]])  # most of the first group's, and many others'
+    assert naming(holders, sizes, 0).tolist() == [False, True, True, False]
+    assert not naming(holders, sizes, 1).any() and not naming(holders, sizes, 2).any()

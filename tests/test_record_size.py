@@ -60,11 +60,26 @@ def test_a_jsonl_line_over_the_limit(tmp_path, small_records):
     assert ("record-too-long", "documents.jsonl", 2) in problems(c)
 
 
-def test_a_quoted_field_spans_lines_up_to_the_limit_only(tmp_path, small_records):
+def test_a_quoted_field_over_the_limit_is_one_record_too_long(tmp_path, small_records):
+    # issue 32 item 4: a quoted field of 100 MB over 1,000 lines became 1,000 documents, reported
+    # as quotes that are not CSV quoting
+    lines = "\n".join(f"line {i} of a long, long abstract" for i in range(10))
+    c = folder(tmp_path, f'id,title\nd1,"{lines}"\nd2,second\nd3,"short ""and"" quoted"\n',
+               name="documents.csv")
+    assert c.doc_ids == ["d2", "d3"] and c.text(1) == 'short "and" quoted'
+    assert problems(c) == {("record-too-long", "documents.csv", 2),
+                           ("unknown-document", "associations.tsv", 1)}
+    message = next(str(p) for p in c.report.problems if p.kind == "record-too-long")
+    assert message.endswith(f"documents.csv:2: a quoted field runs from line 2 to line 11 and "
+                            f"holds more than {SMALL} characters, the most a record may hold; "
+                            "not read (split the field, or check that its quotes close)")
+
+
+def test_a_quoted_field_over_the_limit_that_never_closes(tmp_path, small_records):
     lines = "\n".join(f"line {i} of a long abstract" for i in range(10))
-    c = folder(tmp_path, f'id,title\nd1,"{lines}"\nd2,second\n', name="documents.csv")
-    assert "d2" in c.doc_ids  # the quote is read as text rather than held over ten lines
-    assert ("quotes-as-text", "documents.csv", 2) in problems(c)
+    c = folder(tmp_path, f'id,title\nd1,first\nd2,"{lines}\n', name="documents.csv")
+    assert c.doc_ids == ["d1"]
+    assert ("record-too-long", "documents.csv", 3) in problems(c)
 
 
 def test_a_plain_text_document_over_the_limit(tmp_path, small_records):

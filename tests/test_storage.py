@@ -198,13 +198,17 @@ def test_json_that_is_not_plain_json_is_refused(saved):
     _, folder = saved
     text = (folder / "manifest.json").read_text()
     (folder / "manifest.json").write_text("[" * 200_000)  # issue 11: was a RecursionError
-    with pytest.raises(ModelFileError, match="nested too deeply"):
+    with pytest.raises(ModelFileError, match="nested more than 64 deep"):
         load_model(folder)
     (folder / "manifest.json").write_text(text.replace('"dim": 3', '"dim": NaN'))
     with pytest.raises(ModelFileError, match="NaN is not a number JSON allows"):
         load_model(folder)
     (folder / "manifest.json").write_text(text.replace('"dim": 3', '"dim": 3, "dim": 4'))
     with pytest.raises(ModelFileError, match="'dim' is given twice"):
+        load_model(folder)
+    # issue 32 item 7: an integer past Python's 4,300 digits raised a ValueError before any check
+    (folder / "manifest.json").write_text(text.replace('"dim": 3', '"dim": ' + "9" * 5000))
+    with pytest.raises(ModelFileError, match="an integer of 5,000 digits"):
         load_model(folder)
 
 

@@ -42,7 +42,8 @@ def test_a_value_outside_its_range_is_refused_with_the_reason(name):
             TrainSettings(**{name: value})
         message = str(caught.value)
         assert message.startswith(name.replace("_", " ")) and r.text() in message
-        assert r.why in message
+        below = r.low is not None and value <= r.low
+        assert (r.why_low if below and r.why_low else r.why) in message  # the side's reason
 
 
 def test_eps_of_zero_is_refused_as_the_form_once_let_it_through():
@@ -81,3 +82,14 @@ def test_range_text():
     assert Range(1).text() == "at least 1"
     assert Range(0, low_open=True).text() == "above 0"
     assert 0.5 in Range(0, 1, True, True) and 0 not in Range(0, 1, True, True)
+
+
+@pytest.mark.parametrize("name, value", [("dim", 1_000_000_000), ("window", 100_000_000),
+                                         ("batch_size", 1 << 40), ("epochs", 10**12),
+                                         ("seed", 2**40), ("threads", 10**6)])
+def test_settings_past_what_a_machine_can_hold_are_refused_before_anything_is_allocated(
+        name, value):
+    # issue 32 item 5: `train --dim 1000000000` and `--window 100000000` ended in tracebacks of
+    # failed allocations
+    with pytest.raises(ValueError, match=f"{name.replace('_', ' ')} must be in "):
+        TrainSettings(**{name: value})

@@ -1,6 +1,7 @@
 """`expert-gui train` end to end on the fixture collection."""
 
 import pytest
+from fixtures import one_paper_authors
 from fixtures.training import FOLDER
 
 from expert_gui.cli import main
@@ -96,3 +97,54 @@ def test_train_applies_the_collections_suggested_settings_as_the_app_does(tmp_pa
                  "--no-suggested-settings"]) == 0
     assert load_model(tmp_path / "b").dim == TrainSettings().dim
     assert "settings: the paper's defaults" in capsys.readouterr().err
+
+
+def test_train_sizes_a_small_collection_and_says_why(tmp_path, capsys):
+    # the fixture's 85 windows make 5 steps in the paper's five epochs of 1,024
+    out = tmp_path / "model"
+    assert main(["train", str(FOLDER), "--out", str(out), "--dim", "8", "--epochs", "2"]) == 0
+    model = load_model(out)
+    assert model.settings["batch_size"] == 32 and len(model.history) == 2  # --epochs is kept
+    err = capsys.readouterr().err
+    assert "settings: suggested for this collection's size (batch size 32)" in err
+    assert "  batch size: 85 training windows make 5 steps in 5 epochs" in err
+
+
+def test_a_collection_too_small_for_held_out_documents_says_so(tmp_path, capsys):
+    # PubMed-like: every paper by people who wrote nothing else in it
+    assert main(["train", str(one_paper_authors.FOLDER), "--out", str(tmp_path / "m"), "--dim", "8",
+                 "--epochs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "held out of training, as queries: 0 documents" in err
+    assert ("note: no document can be held out to measure the model: a held-out document's "
+            "people must each keep another document, and 60 of the 60 people have only one") \
+        in err
+    assert load_model(tmp_path / "m").calibration is None
+
+
+def test_option_errors_say_why_before_the_collection_loads(tmp_path, capsys, monkeypatch):
+    """Issue 31, item 6: a negative validation fraction was told the reason for values of 1 or
+    more; --held-out 1.5 was refused only after the collection had loaded."""
+    import expert_gui.core.data.loading as loading
+
+    def no_load(*args, **kwargs):
+        raise AssertionError("the collection was loaded before the options were checked")
+
+    monkeypatch.setattr(loading, "load_collection", no_load)
+    out = str(tmp_path / "model")
+    assert main(["train", str(FOLDER), "--out", out, "--validation-fraction", "-0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "validation fraction must be in [0, 1), not -0.1" in err
+    assert "none to train on" not in err and "negative" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", str(FOLDER), "--out", out, "--held-out", "1.5"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "--held-out" in err and "1.5" in err and "in [0, 1)" in err
+
+
+def test_train_help_explains_a_learning_rate_of_zero(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "0: the optimiser's own default (1.0 for adadelta, 0.001 for adam)" in help_text

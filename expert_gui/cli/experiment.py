@@ -9,7 +9,12 @@ import signal
 import sys
 
 from expert_gui.cli import COMMANDS
-from expert_gui.cli.train import add_suggested_settings_argument, say_suggested, suggested
+from expert_gui.cli.train import (
+    add_suggested_settings_argument,
+    held_out_fraction,
+    say_suggested,
+    suggested,
+)
 from expert_gui.core.data.text import NUMBER_RULES, TextSettings
 from expert_gui.core.evaluation.heldout import HeldOutSettings
 from expert_gui.core.rankers.names import METHODS
@@ -48,7 +53,7 @@ def register(sub) -> None:
     p.add_argument("--other-numbers", choices=NUMBER_RULES, default="",
                    help="also train with this numbers rule and add its Log-linear and Auto rows "
                         "to Table 2")
-    p.add_argument("--held-out", type=float, default=HeldOutSettings().fraction,
+    p.add_argument("--held-out", type=held_out_fraction, default=HeldOutSettings().fraction,
                    metavar="FRACTION",
                    help="share of documents held out of training as queries (default 0.02, at "
                         "least 50, at most 1000)")
@@ -69,12 +74,12 @@ def settings_from_args(args: argparse.Namespace):
     """The run's ExperimentSettings."""
     from expert_gui.core.evaluation.results import ExperimentSettings
 
-    found = suggested(args)
-    say_suggested(found)
     given = {"window": args.window, "dim": args.dim, "batch_size": args.batch_size,
              "epochs": args.epochs, "overlapping": args.overlapping, "threads": args.threads}
-    train = dataclasses.replace(found.settings, seed=args.seed,
-                                **{k: v for k, v in given.items() if v is not None})
+    given = {k: v for k, v in given.items() if v is not None}
+    found = suggested(args, _collection_to_train(args), given=given)
+    say_suggested(found)
+    train = dataclasses.replace(found.settings, seed=args.seed, **given)
     return ExperimentSettings(candidates=args.candidates, suggested_settings=found.source,
         text=TextSettings(numbers=args.numbers), train=train,
         held_out=HeldOutSettings(fraction=args.held_out, seed=args.seed),
@@ -82,6 +87,16 @@ def settings_from_args(args: argparse.Namespace):
         methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
         depth=args.depth, n_permutations=args.permutations, seed=args.seed,
         sweep_epochs=args.sweep_epochs)
+
+
+def _collection_to_train(args: argparse.Namespace):
+    """The collection the experiment trains on, whose size the suggested settings are made for
+    (None with --model: nothing is trained). Loaded from the cache the experiment then reads."""
+    if args.model or args.no_suggested_settings:
+        return None
+    from expert_gui.core.data.loading import load_collection
+
+    return load_collection(args.collection, settings=TextSettings(numbers=args.numbers))
 
 
 class _Bars:

@@ -46,7 +46,8 @@ def register(sub):
         "batch_size": f"instances per step m (default {d.batch_size})",
         "epochs": f"passes over the instances (default {d.epochs}, chosen on DPDK's dev topics)",
         "l2": f"weight decay lambda (default {d.l2})",
-        "learning_rate": "learning rate (default 1.0 for adadelta, 0.001 for adam)",
+        "learning_rate": "learning rate; 0: the optimiser's own default (1.0 for adadelta, "
+                         f"0.001 for adam) (default {d.learning_rate:g})",
         "validation_fraction": f"share of instances held out (default {d.validation_fraction})",
         "patience": f"epochs without improvement before early stopping (default {d.patience})",
         "seed": f"random seed (default {d.seed})",
@@ -65,7 +66,7 @@ def register(sub):
     p.add_argument("--early-stopping", action="store_true", default=None,
                    help="stop when the held-out documents' MAP (without held-out documents: the "
                         "validation loss) stops improving; keep the best epoch")
-    p.add_argument("--held-out", type=float, default=HeldOutSettings().fraction,
+    p.add_argument("--held-out", type=held_out_fraction, default=HeldOutSettings().fraction,
                    metavar="FRACTION",
                    help="share of the documents with people held out of training and used as "
                         "queries, at least 50 and at most 1000 (default 0.02; 0: none, and 'auto' "
@@ -92,54 +93,79 @@ def register(sub):
     p.set_defaults(func=run)
 
 
+def held_out_fraction(text: str) -> float:
+    """--held-out, checked as the options are read (not after the collection has loaded)."""
+    from expert_gui.core.evaluation.heldout import HeldOutSettings
+
+    try:
+        return HeldOutSettings(fraction=float(text)).fraction
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text} is not a share of the documents: it must be in [0, 1) (0: none held "
+            "out)") from None
+
+
 def add_suggested_settings_argument(p) -> None:
     p.add_argument("--no-suggested-settings", action="store_true",
-                   help="ignore the collection's train_settings.json (which the app's training "
-                        "form applies too) and start from the paper's defaults")
+                   help="start from the paper's defaults: ignore the collection's "
+                        "train_settings.json and the batch size and epochs suggested for its "
+                        "size (the app's training form applies both too)")
 
 
-def suggested(args, base=None):
+def suggested(args, collection, base=None, given=()):
     """The defaults this run starts from (a SuggestedSettings): the collection's
-    train_settings.json over `base` (the paper's defaults) unless --no-suggested-settings."""
+    train_settings.json over `base` (the paper's defaults), and the batch size and epochs its
+    size needs for what neither the file nor the options `given` set, unless
+    --no-suggested-settings."""
     from expert_gui.core.train.settings import PAPER_DEFAULTS, SuggestedSettings, TrainSettings
     from expert_gui.core.train.settings import suggested_settings as read
 
     base = TrainSettings() if base is None else base
     if args.no_suggested_settings:
         return SuggestedSettings(base, PAPER_DEFAULTS, {})
-    return read(args.collection, base)
+    return read(args.collection, base, collection=collection, given=given)
 
 
 def say_suggested(found) -> None:
-    """Which settings a run starts from, and any problem of the collection's file."""
+    """Which settings a run starts from, why each suggested one was, and any problem of the
+    collection's file."""
     if found.problem:
         print(f"warning: {found.problem}", file=sys.stderr)
     given = ", ".join(f"{k} {v}" for k, v in found.values.items())
     print(f"settings: {found.source}" + (f" ({given})" if given else "") +
           ", then the options given here", file=sys.stderr)
+    for name, why in found.reasons.items():
+        print(f"  {name.replace('_', ' ')}: {why}", file=sys.stderr)
 
 
-def _settings(args):
-    """TrainSettings and TextSettings: the checkpoint's when resuming, else the collection's
-    suggested settings or the paper's defaults; then every option given on the command line."""
-    from expert_gui.core.train.trainer import checkpoint_settings
-
-    found = None if args.resume else suggested(args)
-    train, text = checkpoint_settings(args.out) if args.resume else (found.settings,
-                                                                     TextSettings())
+def _given(args) -> dict:
+    """The training options given on the command line."""
     given = {k: getattr(args, k) for k in (*TRAIN_OPTIONS, "optimizer", "overlapping",
                                            "early_stopping", "device", "mixed_precision",
                                            "cuda_graphs", "embeddings")}
-    try:
-        train = replace(train, **{k: v for k, v in given.items() if v is not None})
-        text = replace(text, **{k: v for k, v in (("vocab_size", args.vocab_size),
-                                                  ("min_count", args.min_count),
-                                                  ("numbers", args.numbers)) if v is not None})
-    except ValueError as exc:
-        from expert_gui.core.errors import TrainingError
+    return {k: v for k, v in given.items() if v is not None}
 
-        raise TrainingError(str(exc)) from exc
-    return train, text, found
+
+def _text_settings(args) -> TextSettings:
+    """The checkpoint's text settings when resuming, else the defaults; then the options."""
+    from expert_gui.core.train.trainer import checkpoint_settings
+
+    text = checkpoint_settings(args.out)[1] if args.resume else TextSettings()
+    return replace(text, **{k: v for k, v in (("vocab_size", args.vocab_size),
+                                              ("min_count", args.min_count),
+                                              ("numbers", args.numbers)) if v is not None})
+
+
+def _settings(args, collection):
+    """TrainSettings: the checkpoint's when resuming, else the collection's suggested settings
+    or the paper's defaults; then every option given on the command line. With the suggestion
+    (None when resuming)."""
+    from expert_gui.core.train.trainer import checkpoint_settings
+
+    given = _given(args)
+    found = None if args.resume else suggested(args, collection, given=given)
+    train = checkpoint_settings(args.out)[0] if args.resume else found.settings
+    return replace(train, **given), found
 
 
 def run(args) -> int:
@@ -154,29 +180,43 @@ def run(args) -> int:
         train_and_calibrate,
     )
     from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
-    from expert_gui.core.evaluation.quality import held_out_warning
+    from expert_gui.core.evaluation.quality import (
+        held_out_note,
+        held_out_shortfall,
+        held_out_warning,
+        training_advice,
+    )
     from expert_gui.core.store.storage import check_model_folder
     from expert_gui.core.train.embeddings import load_word_vectors
     from expert_gui.core.train.net import select_device
+    from expert_gui.core.train.settings import TrainSettings
 
-    settings, text, found = _settings(args)
-    check_model_folder(args.out)  # before the collection loads: a bad --out is told at once
-    if found is not None:
-        say_suggested(found)
+    try:  # options are checked before the collection loads: a bad value is told at once
+        text = _text_settings(args)
+        replace(TrainSettings(), **_given(args))
+    except ValueError as exc:
+        raise TrainingError(str(exc)) from exc
+    check_model_folder(args.out)  # and so is a bad --out
     started = time.perf_counter()
     collection = load_collection(args.collection, format=args.format,
                                  associations=args.associations, people=args.people,
                                  settings=text, columns=table_columns(args),
                                  use_cache=not args.no_cache)
     loaded = time.perf_counter() - started
-    print(f"{collection.name}: {collection.n_documents:,} documents, {collection.n_people:,} "
-          f"people, {len(collection.vocab):,} words; {text.describe()}", file=sys.stderr)
     try:
+        settings, found = _settings(args, collection)
         split = hold_out(collection, HeldOutSettings(fraction=args.held_out, seed=settings.seed))
     except ValueError as exc:
         raise TrainingError(str(exc)) from exc
+    if found is not None:
+        say_suggested(found)
+    print(f"{collection.name}: {collection.n_documents:,} documents, {collection.n_people:,} "
+          f"people, {len(collection.vocab):,} words; {text.describe()}", file=sys.stderr)
     print(f"held out of training, as queries: {len(split.documents):,} documents",
           file=sys.stderr)
+    shortfall = held_out_shortfall(collection, len(split.documents), split.settings)
+    if shortfall:
+        print(f"note: {shortfall}", file=sys.stderr)
     vectors = None
     if settings.embeddings and not args.resume:
         vectors = load_word_vectors(settings.embeddings, split.training.vocab)
@@ -200,12 +240,14 @@ def run(args) -> int:
     bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr,
                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
     ran = {"on": ""}
+    scale = {"by": LossScale(1.0, collection.n_people)}  # until the run says its own
 
     phases = PhaseTimes()
 
     def progress(event):
         phases(event)
-        if isinstance(event, LossScale):
+        if isinstance(event, LossScale):  # losses read per instance, as the app plots them
+            scale["by"] = event
             return
         if isinstance(event, TrainingStage):  # after the steps: calibrating, saving
             done = f" {event.done:,}/{event.total:,}" if event.total else ""
@@ -214,12 +256,13 @@ def run(args) -> int:
         ran["on"] = event.path
         bar.total = event.total_steps
         bar.n = event.step
-        val = "-" if event.val_loss is None else f"{event.val_loss:.4g}"
+        per = scale["by"].per_instance
+        val = "-" if event.val_loss is None else f"{per(event.val_loss):.4g}"
         left = "" if not math.isfinite(event.eta_s) else \
             f", {tqdm.format_interval(event.eta_s)} left"
-        bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss {event.train_loss:.4g} "
-                            f"val {val} {event.instances_per_s:,.0f} inst/s{left}",
-                            refresh=False)
+        bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss "
+                            f"{per(event.train_loss):.4g} val {val} "
+                            f"{event.instances_per_s:,.0f} inst/s{left}", refresh=False)
         bar.refresh()
 
     previous = signal.signal(signal.SIGINT, on_interrupt)
@@ -234,17 +277,25 @@ def run(args) -> int:
     last = model.history[-1] if model.history else {}
     if stop["asked"]:
         print(f"stopped; checkpoint in {args.out}/checkpoint (continue with --resume)")
-    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, train loss "
-          f"{last.get('train_loss', float('nan')):.4g}, validation loss "
-          f"{last.get('val_loss') or float('nan'):.4g}")
+    per = LossScale.of_model(model).per_instance
+    val = last.get("val_loss")
+    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, cross-entropy per "
+          f"instance {per(last.get('train_loss', math.nan)):.3f} (training), "
+          f"{math.nan if val is None else per(val):.3f} (validation) nats; a uniform guess "
+          f"scores log |C| = {math.log(max(model.n_people, 1)):.3f}")
     if ran["on"]:
         print(f"the steps ran on {ran['on']}", file=sys.stderr)
     print(time_spent(loaded, phases.seconds, time.perf_counter() - started), file=sys.stderr)
     if model.calibration:
         print(held_out_summary(model.calibration))
-        warning = held_out_warning(model.calibration["measures"])
+        quality = {"documents": len(model.calibration["held_out"]["documents"]),
+                   "advice": training_advice(model.settings, collection)}
+        warning = held_out_warning(model.calibration["measures"], **quality)
         if warning:
             print(f"warning: {warning}", file=sys.stderr)
+        note = held_out_note(model.calibration["measures"], **quality)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
     return 0
 
 

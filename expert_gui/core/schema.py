@@ -25,24 +25,96 @@ class SchemaError(ValueError):
         super().__init__(f"{where or 'the document'}: {message}")
 
 
-def parse(data: bytes) -> Any:
-    """JSON without repeated keys, and without NaN or Infinity."""
-    def constant_value(name: str) -> float:
-        raise SchemaError("", f"{name} is not a number JSON allows")
+# The deepest a JSON document may nest. What this program reads nests a few levels (a model's
+# calibration: 5); deeper is damage or an attack. Refused before it is parsed, so no later walk
+# of a document (the schema's checks, json.dumps for a manifest's hash) comes near Python's
+# recursion limit, where a 100,000-deep train_settings.json used to end in a traceback.
+MAX_DEPTH = 64
+# The most digits an integer may have: every count, step, seed and size here fits in 64 bits
+# (20 digits). Python refuses to convert more than 4,300 (its own guard: converting is
+# quadratic in the digits) with a ValueError that no reader expected.
+MAX_INT_DIGITS = 20
+_EMPTY_PAIR = re.compile(rb"\[\]|\{\}")
+_NOT_BRACKETS = bytes(range(256)).translate(None, b'"[]{}')
 
-    def no_repeats(pairs: list) -> dict:
-        out = dict(pairs)
-        if len(out) != len(pairs):
-            seen: set = set()
-            repeated = next(k for k, _ in pairs if k in seen or seen.add(k))
-            raise SchemaError("", f"the key {repeated!r} is given twice")
-        return out
 
+def parse(data: bytes | str, max_depth: int = MAX_DEPTH) -> Any:
+    """JSON without repeated keys, NaN or Infinity, integers longer than MAX_INT_DIGITS or
+    nesting deeper than `max_depth`: every JSON document the program is handed (manifests,
+    checkpoints, the cache, a collection's train_settings.json, JSON Lines records) is read here
+    or by `decode`. Raises SchemaError, or json.JSONDecodeError where the text is not JSON (both
+    ValueErrors), or UnicodeDecodeError for bytes that are not UTF-8."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    check_depth(text, max_depth)
+    return _DECODER.decode(text)
+
+
+def decode(text: str, pos: int = 0, max_depth: int = MAX_DEPTH) -> tuple[Any, int]:
+    """The JSON value that starts at `pos` in `text` and where it ends, with `parse`'s limits:
+    for a reader that takes a file's values one by one (CSL-JSON's items), so that a bad one is
+    reported with its line and the others are read."""
     try:
-        return json.loads(data.decode("utf-8"), parse_constant=constant_value,
-                          object_pairs_hook=no_repeats)
-    except RecursionError:
-        raise SchemaError("", "nested too deeply") from None
+        value, end = _DECODER.raw_decode(text, pos)
+    except RecursionError:  # Python's own limit, met before `max_depth` could be checked
+        raise _too_deep(max_depth) from None
+    check_depth(text, max_depth, pos, end)
+    return value, end
+
+
+def check_depth(text: str, max_depth: int = MAX_DEPTH, start: int = 0,
+                end: int | None = None) -> None:
+    """Raise SchemaError when the JSON text (or its part from `start` to `end`) nests deeper
+    than `max_depth`; a bracket inside a string does not count. Fast where it can be: text with
+    fewer brackets than `max_depth` is not looked at, and the rest is reduced to its brackets
+    outside strings by byte operations before they are counted."""
+    if text.count("[", start, end) + text.count("{", start, end) <= max_depth:
+        return
+    data = text[start:end].encode("utf-8", "surrogatepass")
+    if b"\\" in data:  # no escaped quote may be taken for a string's end
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    data = data.translate(None, _NOT_BRACKETS)
+    data = b"".join(data.split(b'"')[::2])  # what is outside strings
+    height = 0  # of the pairs taken away: each pass takes away the innermost ones
+    while height <= max_depth:
+        inner = _EMPTY_PAIR.sub(b"", data)
+        if inner == data:
+            break
+        data, height = inner, height + 1
+    for c in data:  # what is left: brackets never closed, or closed by the other kind
+        height += 1 if c in b"[{" else -1
+        if height > max_depth:
+            break
+    if height > max_depth:
+        raise _too_deep(max_depth)
+
+
+def _too_deep(max_depth: int) -> SchemaError:
+    return SchemaError("", f"nested more than {max_depth} deep; no document this program reads "
+                           "nests so deep")
+
+
+def _refuse_constant(name: str) -> float:
+    raise SchemaError("", f"{name} is not a number JSON allows")
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise SchemaError("", f"an integer of {len(digits.lstrip('-')):,} digits; no number "
+                              f"here has more than {MAX_INT_DIGITS}")
+    return int(digits)
+
+
+def _no_repeats(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        repeated = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise SchemaError("", f"the key {repeated!r} is given twice")
+    return out
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_bounded_int,
+                            object_pairs_hook=_no_repeats)
 
 
 def canonical(document: Mapping) -> bytes:
@@ -171,10 +243,7 @@ def obj(required: Mapping[str, Check], optional_keys: Mapping[str, Check] | None
 
 def check_document(document, expected_format: str, keys: Mapping[str, Check],
                    optional_keys: Mapping[str, Check] | None = None) -> None:
-    try:
-        obj({"format": constant(expected_format), **keys}, optional_keys)(document, "")
-    except RecursionError:
-        raise SchemaError("", "nested too deeply") from None
+    obj({"format": constant(expected_format), **keys}, optional_keys)(document, "")
 
 
 def join(where: str, key: str) -> str:

@@ -132,10 +132,16 @@ def run_gui(screenshot_dir: str | None = None, fast_exit: bool = False) -> int:
     install_excepthook(window)
     window.show()
     if screenshot_dir is not None:
-        from expert_gui.gui.screenshots import take_screenshots
+        from expert_gui.gui.screenshots import ScreenshotError, take_screenshots
 
         window.reset_layout()
-        paths = take_screenshots(window, Path(screenshot_dir))
+        try:
+            paths = take_screenshots(window, Path(screenshot_dir))
+        except ScreenshotError as exc:  # said, and the process ends, instead of waiting on
+            print(f"expert-gui --screenshot: error: {exc}", file=sys.stderr)
+            window.state.runner.stop_all()
+            window.close()
+            return 2
         for p in paths:
             print(p)
         window.close()

@@ -11,7 +11,6 @@ from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication,
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QDockWidget,
-    QLabel,
     QLineEdit,
     QMainWindow,
     QMessageBox,
@@ -27,7 +26,14 @@ from expert_gui.assets import demo_collection_path
 from expert_gui.core.paths import log_dir
 from expert_gui.core.store.model_folders import partial_text
 from expert_gui.gui.about import AboutDialog
-from expert_gui.gui.app_settings import notices, read_bytes, read_flag, read_path, settings
+from expert_gui.gui.app_settings import (
+    notices,
+    read_bytes,
+    read_flag,
+    read_path,
+    read_text,
+    settings,
+)
 from expert_gui.gui.panels.collection import CollectionPanel
 from expert_gui.gui.panels.comparison import ComparisonPanel
 from expert_gui.gui.panels.entropy import EntropyPanel
@@ -38,8 +44,9 @@ from expert_gui.gui.panels.training.panel import TrainingPanel, model_warning
 from expert_gui.gui.panels.training.saved_models import WARNING_SIGN
 from expert_gui.gui.session import Session
 from expert_gui.gui.state import AppState
+from expert_gui.gui.table_columns import columns_from_text, columns_text, table_to_preview
 from expert_gui.gui.welcome import GuideDialog, WelcomeBanner
-from expert_gui.gui.widgets import ElidedLabel
+from expert_gui.gui.widgets import ElidedLabel, StatusBar
 
 log = logging.getLogger("expert_gui.gui")
 DEFAULT_SIZE = QSize(1280, 800)
@@ -50,7 +57,8 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
                "entropy": "ranking topics", "evaluation": "evaluating", "word-map": "mapping words",
                "profile": "profiling", "profile-topics": "ranking topics for profiles",
                "people-map": "mapping people", "export": "exporting embeddings",
-               "report": "writing the report", "query-ranker": "indexing for the query"}
+               "report": "writing the report", "query-ranker": "indexing for the query",
+               "rankers": "preparing the methods"}
 
 
 # Background work that writes files: quitting waits for it to finish (or save and stop).
@@ -266,19 +274,23 @@ class MainWindow(QMainWindow):
         self._update_training_actions()
 
     def _build_status_bar(self) -> None:
-        # Every label of the status bar shortens itself rather than widen the window.
+        # Every label of the status bar shortens itself rather than widen the window, after a
+        # whole word (a path-like label, in its middle).
+        self.setStatusBar(StatusBar(self))
         self.device_label = ElidedLabel("Device: …")
         self.device_label.setObjectName("device-label")
         self.state.runner.start("device", compute_device_text,
                                 on_success=self.device_label.setText)
-        self.model_label = ElidedLabel("No model")
+        self.model_label = ElidedLabel("No model", words=True)
         self.model_label.setObjectName("model-label")
-        self.busy_label = ElidedLabel("")
+        self.busy_label = ElidedLabel("", words=True)
         self.busy_label.setObjectName("busy-label")
         self.busy_label.setStyleSheet("color: #495057;")
+        self._busy_details: dict[str, str] = {}  # a task's own words for what it does now
         self.state.runner.started.connect(self._show_busy)
         self.state.runner.finished.connect(self._show_busy)
-        self.training_label = QLabel("Training…")
+        self.state.busy_detail.connect(self._busy_detail)
+        self.training_label = ElidedLabel("Training…", words=True)
         self.training_label.setObjectName("training-label")
         self.training_label.setVisible(False)
         for label in (self.busy_label, self.training_label, self.model_label, self.device_label):
@@ -296,7 +308,10 @@ class MainWindow(QMainWindow):
         answer it)."""
         self.show_panel("Query")
         self.query_panel.focus_query()
-        QTimer.singleShot(0, self.query_panel.focus_query)  # once the dock is raised
+        edit, text = self.query_panel.query_edit, self.query_panel.query_edit.text()
+        # once the dock is raised; not over what was typed meanwhile (keys queued while the
+        # GUI thread was busy ran before this, and selecting them let the next key erase them)
+        QTimer.singleShot(0, lambda: edit.text() == text and self.query_panel.focus_query())
 
     def train_when_ready(self) -> None:
         """Ctrl+T: train now, or as soon as the collection being loaded is open, or say why
@@ -313,6 +328,8 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Nothing to train on yet: open a collection first "
                                          "(Ctrl+O).", 8000)
             return
+        if tp.form.problem()[1]:
+            self.show_panel("Training")  # where the field to change is
         tp.start_training()
 
     def _load_ended(self, slot: str) -> None:
@@ -342,7 +359,10 @@ class MainWindow(QMainWindow):
             self.training_panel.restore_after_collection(model)
         if last is not None and last.exists():
             self.session.start()  # the query, method and person of the last session
-            self.collection_panel.open_collection(last)
+            columns = columns_from_text(read_text(s, "last/columns"))
+            if columns is not None and table_to_preview(last) is None:
+                columns = None  # no longer a table
+            self.collection_panel.open_collection(last, columns)
         else:
             self.open_demo()
         self.show_notices()
@@ -419,7 +439,12 @@ class MainWindow(QMainWindow):
 
     def _update_training_actions(self) -> None:
         tp = self.training_panel
-        self.train_action.setEnabled(not tp.is_training())  # else Ctrl+T says why it cannot
+        # As the panel's Train, except without a collection (Ctrl+T then says why it cannot,
+        # or trains once the collection being loaded is open).
+        _, problem = tp.form.problem()
+        self.train_action.setEnabled(not tp.is_training() and not problem)
+        self.train_action.setToolTip(f"Cannot train: {problem}" if problem else
+                                     "Train a model on the open collection (Ctrl+T)")
         self.pause_action.setEnabled(tp.is_training())
         self.stop_action.setEnabled(tp.is_training())
         self.training_label.setVisible(tp.is_training())
@@ -429,11 +454,16 @@ class MainWindow(QMainWindow):
         self.training_label.setStyleSheet("color: #495057; font-weight: bold;" if paused
                                           else "color: #d9480f; font-weight: bold;")
 
+    def _busy_detail(self, slot: str, text: str) -> None:
+        self._busy_details[slot] = text
+        self._show_busy()
+
     def _show_busy(self, _slot: str = "") -> None:
-        """Which background work runs now (training has its own label)."""
+        """Which background work runs now, in its own words when it says them (training has
+        its own label)."""
         running = [slot for slot in BUSY_LABELS if self.state.runner.running(slot)]
-        self.busy_label.setText(", ".join(BUSY_LABELS[s] for s in running) + "…"
-                                if running else "")
+        self.busy_label.setText(", ".join(self._busy_details.get(s) or BUSY_LABELS[s]
+                                          for s in running) + "…" if running else "")
 
     def _show_model_state(self, model) -> None:
         if model is None:
@@ -452,7 +482,10 @@ class MainWindow(QMainWindow):
 
     def _remember_collection(self, _collection) -> None:
         if self.state.collection_path is not None:
-            settings().setValue("last/collection", str(self.state.collection_path))
+            s = settings()
+            s.setValue("last/collection", str(self.state.collection_path))
+            columns = self.collection_panel.columns  # a table's: not asked again at relaunch
+            s.setValue("last/columns", columns_text(columns) if columns is not None else "")
 
     # -- layout and closing -------------------------------------------------------------------------
     def _available(self) -> QRect:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QPushButton, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QLineEdit, QPushButton, QWidget
 
 OPEN_FOLDER = "Open folder"
 
@@ -35,12 +35,39 @@ class CollectionDialog(QFileDialog):
         if box is not None:
             box.addButton(self.folder_button, QDialogButtonBox.ButtonRole.ActionRole)
 
+    def _close_completions(self) -> None:
+        for edit in self.findChildren(QLineEdit):
+            completer = edit.completer()
+            if completer is not None and completer.popup().isVisible():
+                completer.popup().hide()
+
+    def _typed(self) -> Path | None:
+        """The path typed in the name field (relative to the folder shown), if any."""
+        edit = self.findChild(QLineEdit, "fileNameEdit")
+        text = edit.text().strip() if edit is not None else ""
+        if not text:
+            return None
+        path = Path(text).expanduser()
+        return path if path.is_absolute() else Path(self.directory().absolutePath()) / path
+
     def accept_folder(self) -> None:
         selected = [Path(p) for p in self.selectedFiles() if Path(p).is_dir()]
         self._chosen = selected[0] if selected else Path(self.directory().absolutePath())
         self.done(QFileDialog.DialogCode.Accepted)
 
     def accept(self) -> None:
+        """Enter: a folder typed is shown (Qt went to the root for a whole path typed, and left
+        its completion list open to take the next click), a file typed or selected opens."""
+        self._close_completions()
+        typed = self._typed()
+        if typed is not None and typed.is_dir():
+            self.setDirectory(str(typed))
+            self.findChild(QLineEdit, "fileNameEdit").clear()
+            return
+        if typed is not None and typed.is_file():
+            self._chosen = typed
+            self.done(QFileDialog.DialogCode.Accepted)
+            return
         files = [Path(p) for p in self.selectedFiles()]
         if files and files[0].is_file():
             self._chosen = files[0]

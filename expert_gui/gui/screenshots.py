@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from expert_gui.assets import demo_collection_path
 
@@ -41,26 +41,46 @@ def wait_until(condition: Callable[[], bool], timeout_s: float) -> bool:
     return True
 
 
+class ScreenshotError(Exception):
+    """A step the screenshots need failed (the error dialog's text) or never ended."""
+
+
+def _await(window, what: str, condition: Callable[[], bool], timeout_s: float) -> None:
+    """Run the event loop until `condition()` holds. An error shown meanwhile (a training that
+    cannot write its model folder) or the timeout ends the screenshots with ScreenshotError:
+    the run used to wait on, for ever, for a model that would never come."""
+    app = QApplication.instance()
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        errors = window.findChildren(QMessageBox, "error-dialog")
+        if errors:
+            raise ScreenshotError(f"{what} failed: {errors[0].text()}")
+        if time.monotonic() > deadline:
+            raise ScreenshotError(f"{what} had not ended after {timeout_s:g} s")
+        app.processEvents()
+        time.sleep(0.01)
+
+
 def prepare(window, collection: Path | None = None, query: str | None = None,
             training: dict | None = None, timeout_s: float = 600) -> None:
-    """Open, train, query and evaluate, waiting for each background step."""
+    """Open, train, query and evaluate, waiting for each background step; ScreenshotError when
+    one fails or does not end within `timeout_s`."""
     state = window.state
     path = collection or demo_collection_path()
     if path is None:
-        raise FileNotFoundError("no demo collection installed; pass a collection")
+        raise ScreenshotError("no demo collection installed; pass a collection")
     window.collection_panel.open_collection(path)
-    wait_until(lambda: state.collection is not None and not state.runner.running("load"),
-               timeout_s)
-    if state.collection is None:
-        raise RuntimeError(f"cannot open {path}")
+    _await(window, f"opening {path}",
+           lambda: state.collection is not None and not state.runner.running("load"), timeout_s)
     if state.model is None:
         for name, value in (SCREENSHOT_TRAINING if training is None else training).items():
             window.training_panel.form.set_value(name, value)
         window.training_panel.start_training()
-        wait_until(lambda: state.model is not None, timeout_s)
+        _await(window, "training", lambda: state.model is not None, timeout_s)
     if query is None:
         query = next(iter(state.topics.values()), state.collection.vocab.words[1])
-    wait_until(lambda: window.comparison_panel.model2 is not None, timeout_s)
+    _await(window, "the comparison's Model 2",
+           lambda: window.comparison_panel.model2 is not None, timeout_s)
     window.query_panel.set_query(query)
     window.query_panel.results.selectRow(0)
     ranking = state.ranking
@@ -69,16 +89,21 @@ def prepare(window, collection: Path | None = None, query: str | None = None,
         window.collection_panel.select_person(top)
         window.collection_panel.documents_list.setCurrentRow(0)
         state.profile_requested.emit(top)
-        wait_until(lambda: window.profile_panel.profile is not None, timeout_s)
+        _await(window, "the profile", lambda: window.profile_panel.profile is not None,
+               timeout_s)
     if state.topics:
         window.entropy_panel.compute()
-        wait_until(lambda: window.entropy_panel.result is not None, timeout_s)
+        _await(window, "the entropy", lambda: window.entropy_panel.result is not None,
+               timeout_s)
     if state.topics and state.qrels:
         window.comparison_panel.evaluate()
-        wait_until(lambda: window.comparison_panel.evaluation is not None, timeout_s)
-    wait_until(lambda: window.neighbours_panel.word_map is not None, timeout_s)
-    wait_until(lambda: window.profile_panel.people_map is not None, timeout_s)
-    wait_until(lambda: not state.runner.any_running(), timeout_s)
+        _await(window, "the evaluation",
+               lambda: window.comparison_panel.evaluation is not None, timeout_s)
+    _await(window, "the word map", lambda: window.neighbours_panel.word_map is not None,
+           timeout_s)
+    _await(window, "the map of people", lambda: window.profile_panel.people_map is not None,
+           timeout_s)
+    _await(window, "the background work", lambda: not state.runner.any_running(), timeout_s)
 
 
 def save_panels(window, out_dir: Path) -> list[Path]:

@@ -25,7 +25,7 @@ class Session(QObject):
         qp, state = window.query_panel, window.state
         qp.query_edit.returnPressed.connect(self.save)
         qp.method_combo.currentIndexChanged.connect(lambda _: self.save())
-        state.profile_requested.connect(lambda person: self._save_person(person))
+        window.profile_panel.person_shown.connect(self._save_person)
         state.collection_changed.connect(self._collection_opened)
         state.model_changed.connect(self._model_opened)
 
@@ -45,9 +45,12 @@ class Session(QObject):
             self.settings.setValue("session/person", person)
 
     def _collection_opened(self, collection) -> None:
-        if not self._startup:
+        if not self._startup:  # the query box now holds this collection's query, or none
+            self.save()
             return
         query, method = self._restore.pop("query", ""), self._restore.pop("method", "")
+        typed = self.window.query_panel.query_edit.text().strip()
+        query = typed or query  # typed while the collection loaded: the user's, not the last
         if query or method:  # restoring changes the method: saved only once it is done
             self.window.query_panel.restore(query, method)
         self._startup = False

@@ -29,6 +29,7 @@ class AppState(QObject):
     collection_requested = Signal(object)  # a panel asks to open this collection path
     model_requested = Signal(object)  # a panel asks to open this model folder
     people_changed = Signal()  # rank (and evaluate) only these people
+    busy_detail = Signal(str, str)  # what a background task (by slot) does now; "": its name
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)

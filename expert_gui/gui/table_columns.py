@@ -5,8 +5,9 @@ IEEE, PubMed), each of which the user may change."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.data.formats import FORMATS
 from expert_gui.core.data.formats.folder import DOCUMENT_FILES
-from expert_gui.core.data.formats.presets import PRESETS, TableColumns, fit
+from expert_gui.core.data.formats.presets import PEOPLE_STYLES, PRESETS, TableColumns, fit
 from expert_gui.core.data.formats.table import TablePreview, is_table_file, table_file
 from expert_gui.core.data.formats.table import preview as preview_table
 from expert_gui.gui.dialogs import show_error
@@ -35,9 +36,7 @@ GENERATED = "(none: the file's name and the row's line)"
 UNDATED = "(none: undated)"
 CUSTOM = "Custom"
 MAX_WIDTH = 260  # pixels of a preview column, at first
-STYLES = {"names": "names, split on ; or |",
-          "comma": "names, split on commas (Tobler W., Yoo E.-H.)",
-          "scopus": "Scopus: name (author id)", "ids": "ids, split on ; or |"}
+STYLES = PEOPLE_STYLES
 
 
 class TableColumnsDialog(QDialog):
@@ -205,3 +204,24 @@ def choose_table_columns(parent: QWidget, runner, path: Path,
     runner.start("preview", preview_table, path, on_success=show,
                  on_failure=lambda exc, tb: show_error(parent, f"Cannot open {path.name}", exc,
                                                        tb))
+
+
+def columns_text(columns: TableColumns) -> str:
+    """The columns as one line of JSON, for the settings (a relaunch opens the table with them
+    instead of asking again)."""
+    return json.dumps(columns.to_dict())
+
+
+def columns_from_text(text: str) -> TableColumns | None:
+    """`columns_text` read back; None when it is not columns (a hand-edited settings file)."""
+    try:
+        values = json.loads(text)
+        if not isinstance(values, dict) or set(values) - {f.name for f in fields(TableColumns)}:
+            return None
+        text_columns = values.get("text")
+        if not isinstance(text_columns, list) or not all(isinstance(c, str)
+                                                         for c in text_columns):
+            return None
+        return TableColumns(**{**values, "text": tuple(text_columns)})
+    except (ValueError, TypeError):
+        return None

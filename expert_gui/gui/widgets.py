@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QSizePolicy,
+    QStatusBar,
     QStyle,
     QStyledItemDelegate,
     QTableWidget,
@@ -37,6 +39,21 @@ def format_duration(seconds: float | None) -> str:
     if seconds < 3600:
         return f"{seconds // 60} min {seconds % 60:02d} s"
     return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def percent(share: float) -> str:
+    """A share as a percentage that never reads 0% or 100% when it is neither: 0.25% of the
+    mass over 2,000 people was shown as '0%'."""
+    if 0 < share < 0.005:
+        return f"{share * 100:.2g}%"
+    if 0.995 < share < 1:
+        return f"{share:.1%}" if share < 0.9995 else "more than 99.9%"
+    return f"{share:.0%}"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 document', '2,345 documents'."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
 
 
 def format_bytes(n: int | None) -> str:
@@ -122,13 +139,29 @@ class BarDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+def elide_words(metrics, text: str, width: int) -> str:
+    """`text` cut after its last whole word that fits in `width` pixels, with "…" ("Training
+    stopped, partial…", never "Training stopped, partial model l"); a first word longer than
+    the width is cut as Qt cuts it."""
+    if metrics.horizontalAdvance(text) <= width:
+        return text
+    words = text.split(" ")
+    for n in range(len(words) - 1, 0, -1):
+        shown = " ".join(words[:n]).rstrip(",;:·—-") + "…"
+        if metrics.horizontalAdvance(shown) <= width:
+            return shown
+    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+
+
 class ElidedLabel(QLabel):
     """One line of plain text that shortens itself with "…" instead of widening the window (a
     long path or model name in the status bar once pushed a maximised window off the screen).
-    The whole text is in the tooltip."""
+    The whole text is in the tooltip. `words`: cut after a whole word (a message), not in the
+    middle (a path)."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None):
+    def __init__(self, text: str = "", parent: QWidget | None = None, *, words: bool = False):
         super().__init__(parent)
+        self.words = words
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.setMinimumWidth(self.fontMetrics().averageCharWidth() * 8)
         self.setText(text)
@@ -158,10 +191,58 @@ class ElidedLabel(QLabel):
         self._elide()
 
     def _elide(self) -> None:
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle,
-                                              max(self.contentsRect().width() - 2, 0))
+        width = max(self.contentsRect().width() - 2, 0)
+        shown = (elide_words(self.fontMetrics(), self._full, width) if self.words else
+                 self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideMiddle, width))
         if shown != QLabel.text(self):
             super().setText(shown)
+
+
+class StatusBar(QStatusBar):
+    """A status bar whose messages are cut after a whole word, with the whole message in
+    `currentMessage()` and the tooltip ('Traine' and 'held-out MA' were cut mid-word), and
+    whose permanent labels each take at most a share of its width, so a message keeps room."""
+
+    PERMANENT_SHARE = 0.3  # of the bar's width, for each permanent label at most
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._full = ""
+        self._until = 0.0  # when the message times out (time.monotonic(); 0: never)
+
+    def showMessage(self, text: str, timeout: int = 0) -> None:
+        self._full = text
+        self._until = time.monotonic() + timeout / 1000 if timeout else 0.0
+        self.setToolTip(text)
+        super().showMessage(self._shown(text), timeout)
+
+    def clearMessage(self) -> None:
+        self._full = ""
+        self.setToolTip("")
+        super().clearMessage()
+
+    def currentMessage(self) -> str:
+        return self._full if super().currentMessage() else ""
+
+    def _shown(self, text: str) -> str:
+        permanent = [w for w in self.findChildren(QWidget) if w.parentWidget() is self and
+                     w.isVisible() and w.width() > 0 and w.x() > 0]
+        right = min((w.x() for w in permanent), default=self.width())
+        return elide_words(self.fontMetrics(), text, max(right - 16, 0))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        for w in self.findChildren(ElidedLabel):
+            if w.parentWidget() is self:
+                w.setMaximumWidth(max(int(self.width() * self.PERMANENT_SHARE), 60))
+        if super().currentMessage() and self._full:
+            left = int((self._until - time.monotonic()) * 1000) if self._until else 0
+            if self._until == 0.0 or left > 0:
+                QTimer.singleShot(0, lambda: self._refit(left))
+
+    def _refit(self, left: int) -> None:
+        if super().currentMessage() and self._full:
+            super().showMessage(self._shown(self._full), left)
 
 
 class ColumnFitter(QObject):
@@ -169,11 +250,15 @@ class ColumnFitter(QObject):
 
     `content` columns get their contents' width, `fixed` ones the given width (down to
     MIN_FIXED when space is short), and the `elastic` ones (long names and ids) share what is
-    left, shortened with "…" when it is too little. The table never scrolls sideways.
+    left, in order of importance: the first keeps its whole width while it can, the next take
+    the rest, shortened with "…"; one left too narrow to read (under READABLE characters: an id
+    cut to "2-…") is hidden until there is room. The table never scrolls sideways.
     """
 
     MIN_FIXED = 40
     MIN_ELASTIC = 16
+    READABLE = 6  # characters an elastic column must show, or it is hidden
+    HEADER_SPARE = 8  # characters a content column's header may take beyond its cells
 
     def __init__(self, table: QTableWidget, *, content=(), fixed: dict | None = None,
                  elastic=()):
@@ -187,6 +272,7 @@ class ColumnFitter(QObject):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.Fixed)
         table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        header.setTextElideMode(Qt.TextElideMode.ElideRight)  # a long header: "Auto (fus…"
         table.viewport().installEventFilter(self)
 
     def eventFilter(self, watched, event) -> bool:
@@ -198,27 +284,46 @@ class ColumnFitter(QObject):
         return max(self.table.sizeHintForColumn(column),
                    self.table.horizontalHeader().sectionSizeHint(column))
 
+    def content_width(self, column: int) -> int:
+        """A `content` column's width: its cells', and of its header only a few characters
+        more (a long header, "Auto (fusion): weighted sum of z-scores", is shortened, whole in
+        its tooltip, rather than take the names' room)."""
+        cells = self.table.sizeHintForColumn(column)
+        spare = self.HEADER_SPARE * self.table.fontMetrics().averageCharWidth()
+        return max(cells, min(self.table.horizontalHeader().sectionSizeHint(column),
+                              cells + spare))
+
     def fit(self) -> None:
         table = self.table
         available = table.viewport().width()
-        widths = {c: self.natural_width(c) for c in self.content}
+        widths = {c: self.content_width(c) for c in self.content}
         room = available - sum(widths.values()) - self.MIN_ELASTIC * len(self.elastic)
         wanted = sum(self.fixed.values())
         scale = 1.0 if room >= wanted else max(room, 0) / max(wanted, 1)
         widths.update({c: max(int(w * scale), self.MIN_FIXED) for c, w in self.fixed.items()})
         left = max(available - sum(widths.values()), 0)
         natural = {c: max(self.natural_width(c), 1) for c in self.elastic}
-        total = sum(natural.values())
+        readable = self.READABLE * table.fontMetrics().averageCharWidth()
+        hidden = set()
         if self.elastic:
-            if total <= left:  # room for all: the last elastic column takes the rest
+            if sum(natural.values()) <= left:  # room for all: the last one takes the rest
                 widths.update(natural)
-                widths[self.elastic[-1]] += left - total
-            else:  # each keeps a sliver and shares the rest by its natural width
-                spare = max(left - self.MIN_ELASTIC * len(self.elastic), 0)
-                for c in self.elastic:
-                    widths[c] = self.MIN_ELASTIC + spare * natural[c] // total
+                widths[self.elastic[-1]] += left - sum(natural.values())
+            else:  # by importance: each takes its width, leaving the rest a sliver each
+                for i, c in enumerate(self.elastic):
+                    after = len(self.elastic) - i - 1
+                    widths[c] = max(min(natural[c], left - self.MIN_ELASTIC * after),
+                                    self.MIN_ELASTIC)
+                    if i and widths[c] < min(natural[c], readable):
+                        hidden.add(c)  # too narrow to read: its room goes to the first
+                        widths[self.elastic[0]] += widths[c]
+                        widths[c] = 0
+                    left = max(left - widths[c], 0)
+        for c in range(table.columnCount()):
+            table.setColumnHidden(c, c in hidden)
         for c, w in widths.items():
-            table.setColumnWidth(c, w)
+            if c not in hidden:
+                table.setColumnWidth(c, w)
 
 
 class WhenShown(QObject):
@@ -334,3 +439,66 @@ def style_plot(plot: pg.PlotWidget, x_label: str, y_label: str) -> None:
     plot.showGrid(x=True, y=True, alpha=0.25)
     for side in ("bottom", "left"):
         plot.getAxis(side).enableAutoSIPrefix(False)
+
+
+class WholeNumberAxis(pg.AxisItem):
+    """An axis of counts (steps, epochs): ticks only at whole numbers (a short run showed
+    steps 1.5 and 2.5)."""
+
+    def tickValues(self, minVal, maxVal, size):
+        levels = []
+        for spacing, values in super().tickValues(minVal, maxVal, size):
+            if spacing < 1:
+                continue
+            whole = [v for v in values if float(v).is_integer()]
+            if whole:
+                levels.append((spacing, whole))
+        if not levels:  # a range under one step: its whole numbers, if any
+            whole = [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)]
+            levels = [(1.0, whole)] if whole else []
+        return levels
+
+
+LABEL_CORNERS = ((0, 1), (1, 1), (0, 0), (1, 0))  # a name's anchors, in the order tried
+
+
+def place_labels(labels, view=None) -> None:
+    """No two names on a map overlap: each label (a pyqtgraph TextItem, the most important
+    first) takes the first corner of its point (above right, above left, below right, below
+    left) where it covers no label placed before it; a label with no free corner is hidden (its
+    point's tooltip still names it). `view`: the ViewBox, whose scale is brought up to date
+    first (it follows a zoom only when next painted)."""
+    if view is not None:
+        view.updateMatrix()
+    placed = []
+    for label in labels:
+        label.setVisible(True)
+        label.updateTransform(force=True)  # a label hidden before kept its old scale
+        for anchor in LABEL_CORNERS:
+            label.setAnchor(anchor)
+            rect = label.mapRectToScene(label.boundingRect())
+            if not any(rect.intersects(other) for other in placed):
+                placed.append(rect)
+                break
+        else:
+            label.setVisible(False)
+
+
+class LabelPlacer(QObject):
+    """Places a map's labels (`place_labels`) when drawn and whenever its view's range or size
+    changes, against the view's new scale: placed against the previous one (a zoom is taken
+    when the view is next painted), names with room to spare were hidden."""
+
+    def __init__(self, plot: pg.PlotWidget, labels):
+        super().__init__(plot)
+        self.labels = labels  # returns the labels, the most important first
+        self.view = plot.getViewBox()
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.place)
+        plot.sigRangeChanged.connect(lambda *_: self.timer.start())
+        self.view.sigResized.connect(lambda *_: self.timer.start())
+
+    def place(self) -> None:
+        place_labels(self.labels(), self.view)

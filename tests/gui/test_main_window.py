@@ -39,6 +39,19 @@ def test_ctrl_l_focuses_the_query_box(qtbot, window, model):
     assert window.docks["Query"].isVisible()
 
 
+def test_keys_typed_right_after_ctrl_l_are_not_selected_and_erased(qtbot, window):
+    # under Xvfb, Ctrl+L then "auctions pricing" typed at once while a training ended gave
+    # "tions pricing": the keys queued behind a busy GUI thread ran before Ctrl+L's deferred
+    # select-all, which then let the next key replace them
+    edit = window.query_panel.query_edit
+    edit.setText("old query")
+    window.focus_query()
+    qtbot.keyClicks(edit, "auc")  # before the event loop runs the deferred focus
+    qtbot.wait(20)
+    qtbot.keyClicks(edit, "tions")
+    assert edit.text() == "auctions"
+
+
 def test_about_cites_the_paper(qtbot, window):
     window.show_about()
     assert window.about_dialog.isVisible()

@@ -17,7 +17,7 @@ from gui_helpers import (
 
 from expert_gui.core.data.loading import load_collection
 from expert_gui.gui.main_window import MainWindow, settings
-from expert_gui.gui.panels.training.form import form_defaults
+from expert_gui.gui.panels.training.form import collection_defaults
 
 pytestmark = pytest.mark.gui
 
@@ -124,5 +124,6 @@ def test_a_training_that_ends_after_a_switch_does_not_answer_for_the_new_collect
     assert window.state.model is None
     listed = [panel.models_list.item(i).text() for i in range(panel.models_list.count())]
     assert any(t.startswith(folder.name) and "(trained on gui_collection)" in t for t in listed)
-    # The form now shows the open collection's defaults, not the finished run's settings.
-    assert panel.form.settings() == form_defaults()
+    # The form now shows the open collection's defaults (suggested for its size), not the
+    # finished run's settings.
+    assert panel.form.settings() == collection_defaults(window.state.collection)[0]

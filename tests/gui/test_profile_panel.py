@@ -146,7 +146,7 @@ def test_export_embeddings_from_the_panel(qtbot, panel, tmp_path, dated_model):
     rows = (tmp_path / "people" / "metadata.tsv").read_text().splitlines()
     assert rows[0] == "person_id\tname\tdocuments\tgroup"
     groups = [int(r.split("\t")[3]) for r in rows[1:]]
-    assert groups == panel.people_map.groups.tolist()
+    assert groups == (panel.people_map.groups + 1).tolist()  # as the map's legend numbers them
 
 
 def test_double_click_a_person_anywhere_opens_the_profile(qtbot, window, dated, dated_model):
@@ -158,7 +158,7 @@ def test_double_click_a_person_anywhere_opens_the_profile(qtbot, window, dated, 
     query.set_query("ring crypto")
     window.show_panel("Query")
     person = query.results.item(0, 1).text()
-    double_click(qtbot, query.results, 0, 1)
+    double_click(qtbot, query.results, 0, 2)  # the name (a narrow window hides the id)
     qtbot.waitUntil(lambda: window.profile_panel.profile is not None and
                     window.profile_panel.profile.person_id == person, timeout=30_000)
     assert profile_dock.isVisible()
@@ -175,6 +175,7 @@ def test_double_click_a_person_anywhere_opens_the_profile(qtbot, window, dated, 
     query.set_query("flow driver")
     window.show_panel("Model 2 comparison")
     table = comparison.rank_tables["model2"]
+    qtbot.waitUntil(lambda: table.rowCount() > 0, timeout=10_000)  # it catches up once shown
     wanted = table.item(0, 2).data(Qt.ItemDataRole.UserRole)
     double_click(qtbot, table, 0, 2)
     qtbot.waitUntil(lambda: window.profile_panel.profile.person_id == wanted, timeout=30_000)

@@ -52,3 +52,22 @@ def test_a_method_chosen_again_is_not_built_again(qtbot, ready):
     qp.method_combo.setCurrentIndex(qp.method_combo.findData("tfidf"))
     assert runner.running("query-ranker") is None  # reused, not built
     assert qp.ranking.method == "tfidf"  # ranked at once
+
+
+def test_every_method_is_prepared_in_the_background_once_a_model_opens(qtbot, window,
+                                                                        collection):
+    """Issue 31: the first choice of LSI on DPDK waited about 30 s behind 'LSI is being
+    prepared'; a first method change 0.25 s. Every method's ranker is built once a model opens,
+    with progress in the status bar, and a method chosen later ranks at once."""
+    open_collection(qtbot, window)
+    said = []
+    window.state.busy_detail.connect(lambda slot, text: said.append((slot, text)))
+    window.state.set_model(random_model(collection), None)
+    runner, qp = window.state.runner, window.query_panel
+    qtbot.waitUntil(lambda: ("rankers", "") in said, timeout=60_000)  # it says it is done
+    assert ("rankers", "preparing the methods: LSI (8 of 8)") in said
+    qp.set_query("disk cache")
+    for method in ("lsi", "tfidf", "model2-d", "ensemble"):
+        qp.method_combo.setCurrentIndex(qp.method_combo.findData(method))
+        assert qp.ranked_by == method  # ranked at once, by a ranker prepared before
+        assert runner.running("query-ranker") is None

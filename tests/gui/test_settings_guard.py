@@ -39,15 +39,14 @@ def test_the_wheel_does_not_change_a_field_without_the_focus(qtbot, window):
     assert form.settings().eps == pytest.approx(1e-5)  # focused: arrows step by tens
 
 
-def test_the_fields_keep_to_the_settings_ranges(window):
+def test_the_fields_step_within_the_settings_ranges(window):
     form = window.training_panel.form
     for name, r in RANGES.items():
         w = form.widgets[name]
         assert isinstance(w, QSpinBox | QDoubleSpinBox)
-        assert w.minimum() == (r.low if r.low is not None else 0)
-        if r.high is not None:
-            assert w.maximum() == r.high
+        assert w.limits is r  # the arrows and the wheel keep to it; a typed value is named
         assert f"Must be {r.text()}" in w.toolTip()
+    assert form.widgets["learning_rate"].text() == "optimizer's default"  # what 0 means
 
 
 def test_a_value_the_trainer_refuses_is_named_and_cannot_train(qtbot, window):
@@ -74,3 +73,41 @@ def test_the_text_settings_line_is_wrapped_not_cut(qtbot, window):
     label = window.training_panel.text_label
     assert label.wordWrap()
     assert "vocabulary" in label.text()
+
+
+def test_ctrl_t_with_a_refused_value_says_why_without_an_error_dialog(qtbot, window):
+    """Item 6: Eps 0, then Ctrl+T gave an 'Unexpected error (ValueError)' dialog, and the
+    toolbar's Train stayed enabled while the panel's was disabled."""
+    from PySide6.QtWidgets import QMessageBox
+
+    open_collection(qtbot, window)
+    panel = window.training_panel
+    assert window.train_action.isEnabled()
+    panel.form.set_value("eps", 0.0)
+    assert not panel.train_button.isEnabled() and not window.train_action.isEnabled()
+    assert "Cannot train: eps must be in (0, 1)" in window.train_action.toolTip()
+    window.train_when_ready()  # as the menu or a shortcut would, were it enabled
+    assert not window.findChildren(QMessageBox, "error-dialog")
+    assert not panel.is_training()
+    assert "Cannot train: eps must be in (0, 1)" in window.statusBar().currentMessage()
+    panel.form.set_value("eps", 1e-6)
+    assert window.train_action.isEnabled() and panel.train_button.isEnabled()
+
+
+def test_a_typed_value_out_of_range_is_kept_and_named_not_clamped(qtbot, window):
+    """Item 6: 1.5 typed into a fraction was changed silently."""
+    window.show_panel("Training")
+    panel = window.training_panel
+    w = panel.form.widgets["validation_fraction"]
+    w.setFocus()
+    qtbot.waitUntil(w.hasFocus, timeout=5000)
+    w.lineEdit().selectAll()
+    qtbot.keyClicks(w.lineEdit(), "1.5")
+    qtbot.keyClick(w.lineEdit(), Qt.Key.Key_Tab)
+    assert w.text() == "1.5" and panel.form.values()["validation_fraction"] == 1.5
+    assert "validation fraction must be in [0, 1), not 1.5" in panel.problem_label.text()
+    panel.form.set_value("validation_fraction", 0.99)
+    w.stepBy(1)  # the arrows stop at the valid range: 1 is not a share to hold out
+    assert w.value() == pytest.approx(0.99)
+    window.training_panel.form.widgets["window"].stepBy(-10)  # 8 down to its least, 1
+    assert window.training_panel.form.values()["window"] == 1

@@ -2,6 +2,7 @@
 runs listed and continued, partial models marked everywhere, and status lines that follow the
 run (paused, resumed, stopped)."""
 
+import dataclasses
 import shutil
 
 import pytest
@@ -34,21 +35,31 @@ def test_the_form_shows_the_papers_defaults_unless_the_collection_suggests_other
     assert panel.form.settings() == form_defaults()
     assert panel.defaults_label.text() == "Settings: the paper's defaults (section 4.4)."
     suggesting = shutil.copytree(GUI_COLLECTION, tmp_path / "demo-like")
-    (suggesting / "train_settings.json").write_text('{"dim": 128, "batch_size": 256}')
+    (suggesting / "train_settings.json").write_text(
+        '{"dim": 128, "batch_size": 256, "epochs": 10}')
     open_collection(qtbot, window, suggesting)
-    assert (panel.form.settings().dim, panel.form.settings().batch_size) == (128, 256)
+    settings = panel.form.settings()
+    assert (settings.dim, settings.batch_size, settings.epochs) == (128, 256, 10)
     assert panel.defaults_label.text() == \
         "Settings: suggested by demo-like's train_settings.json."
     assert not panel.reset_button.isEnabled()
-    # The next collection ships none: the paper's again, not the previous suggestions.
+    # The next collection ships none: what its size needs (85 windows: 5 steps in the paper's
+    # five epochs of 1,024), each with why, not the previous suggestions.
     open_collection(qtbot, window, OTHER_COLLECTION)
-    assert panel.form.settings() == form_defaults()
-    assert panel.defaults_label.text() == "Settings: the paper's defaults (section 4.4)."
+    sized = dataclasses.replace(form_defaults(), batch_size=32, epochs=20)
+    assert panel.form.settings() == sized
+    assert panel.defaults_label.text() == \
+        "Settings: suggested for this collection's size (batch size 32, epochs 20)."
+    assert panel.form.widgets["batch_size"].toolTip().startswith(
+        "Suggested for this collection: 85 training windows make 5 steps in 5 epochs of "
+        "batches of 1,024; batches of 32 make 3 steps an epoch")
+    assert panel.form.widgets["dim"].toolTip().startswith("Size e")  # not suggested: as before
     panel.form.set_value("epochs", 2)
-    assert panel.defaults_label.text() == "Settings: edited; Reset gives the paper's defaults (section 4.4)."
+    assert panel.defaults_label.text() == ("Settings: edited; Reset gives suggested for this "
+                                           "collection's size (batch size 32, epochs 20).")
     assert panel.reset_button.isEnabled()
     panel.reset_button.click()
-    assert panel.form.settings() == form_defaults()
+    assert panel.form.settings() == sized
     assert panel.form.settings().dim == TrainSettings().dim == 300
 
 

@@ -44,7 +44,7 @@ __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "coll
 log = logging.getLogger(__name__)
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
-LOADER_VERSION = 5
+LOADER_VERSION = 7
 # The hash `file_state` gives a file's content (XXH3-128 in hex).
 _CONTENT_HASH = re.compile("[0-9a-f]{32}")
 # Caches kept per collection path (its versions, or other text settings); older ones are removed.
@@ -173,7 +173,8 @@ def _fingerprint(path: Path, name: str, sources: list[str], settings: TextSettin
     key = {"loader": LOADER_VERSION, "format": name, "sources": sources,
            "settings": settings.to_dict()}
     content = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
-    return hashlib.sha256(str(path).encode()).hexdigest()[:8] + content[:16]
+    # os.fsencode: the path's own bytes, which need not be UTF-8 (a Latin-1 folder name)
+    return hashlib.sha256(os.fsencode(path)).hexdigest()[:8] + content[:16]
 
 
 def _as_read(sources: list[str], reads: dict[str, str], report: LoadReport) -> list[str]:

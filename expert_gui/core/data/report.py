@@ -32,13 +32,15 @@ PROBLEM_KINDS = {
     "kept-apart": "records sharing a DOI or PMID that are different papers (kept apart)",
     "shared-key": "a different paper under an id seen before (kept, with '#2' added to its id)",
     "placeholder": "placeholder values such as '[No abstract available]' (not read as text)",
-    "merged-names": "a name in initials taken as the one fuller name of its family it "
-                    "abbreviates",
+    "merged-names": "a name taken as the one fuller name of its family it abbreviates (or "
+                    "extends, with an affiliation or co-author in common)",
     "ambiguous-name": "a name without an author id shared by people with different ids (kept "
                       "as another person)",
     "id-unmatched": "author ids that name none of the record's authors (not used)",
     "name-repaired": "author names the export cut apart or ran together, mended",
     "repeated-field": "a field given more than once in one record (the values joined)",
+    "preamble": "lines before a table's header, such as a copyright notice (not read)",
+    "likely-duplicate": "people kept apart who may be one person (shown, not joined)",
 }
 
 @dataclass(frozen=True)

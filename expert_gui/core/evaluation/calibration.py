@@ -102,6 +102,16 @@ class LossScale:
     mean_weight: float
     n_people: int
 
+    def per_instance(self, loss: float) -> float:
+        """Eq. 3's loss per instance as cross-entropy per instance (nats), as the app plots
+        it and the CLI prints it."""
+        return loss / self.mean_weight if self.mean_weight > 0 else loss
+
+    @classmethod
+    def of_model(cls, model) -> LossScale:
+        """The scale of a saved model's history (1: a model saved before it was recorded)."""
+        return cls(float(model.settings.get("mean_weight") or 1.0), model.n_people)
+
 
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
                         out_dir=None, progress=None, should_stop=None, should_pause=None,
@@ -126,18 +136,18 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     tell(LossScale(mean_weight(split.training, settings.window, settings.overlapping),
                    split.training.n_people))
     measure = held_out_map(split) if has_queries else None
-    epochs = {"done": 0}
 
-    def score(params: dict) -> float:
-        epochs["done"] += 1
+    def score(params: dict, epoch: int) -> float:
         tell(TrainingStage(f"Measuring the held-out MAP on {n:,} documents after epoch "
-                           f"{epochs['done']}", phase="held-out MAP"))
+                           f"{epoch}", phase="held-out MAP"))
         return measure(params)
 
-    def calibrating(done: tuple[int, int]) -> None:
+    def calibrating(event: tuple) -> None:
         # each held-out document ranked by auto's members (for its weights), then by each other
-        # method (for its P(expert) and held-out measures)
-        tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents", *done,
+        # method (for its P(expert) and held-out measures); what runs between two counts
+        done, total, *what = event
+        tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents"
+                           + (f": {what[0]}" if what else ""), done, total,
                            phase="calibration"))
 
     def finish(model: LogLinearModel) -> None:
@@ -181,7 +191,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     AP and RR per held-out document."""
     from expert_gui.core.rankers.ensemble import EnsembleRanker
     from expert_gui.core.rankers.methods import make_ranker
-    from expert_gui.core.rankers.names import ENSEMBLE_MEMBERS, METHODS
+    from expert_gui.core.rankers.names import ENSEMBLE_MEMBERS, METHOD_LABELS, METHODS
 
     def build(method):
         return make_ranker(method, model=model, collection=split.training, p_expert=False,
@@ -198,11 +208,19 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     total = len(topics) * (1 + len(others))
     done = 0
 
+    what = "ranking with auto's members"  # said with each count: (done, total, what)
+
     def step(n: int) -> None:
         nonlocal done
         done += n
         if progress is not None:
-            progress((done, total))
+            progress((done, total, what))
+
+    def doing(text: str) -> None:  # a long step between two counts, named as it begins
+        nonlocal what
+        what = text
+        if progress is not None:
+            progress((done, total, what))
 
     person_ids = fusion.person_ids
     n, n_people = len(topics), len(person_ids)
@@ -229,10 +247,12 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
         scores = ensemble.fuse([block[MEMBERS.index(m)] for m in ENSEMBLE_MEMBERS])
         fused[rows], fused_knows[rows] = scores.values, _knows(scores)
         step(len(part))
+    doing("choosing auto's weights")
     grid = simplex_grid(len(MEMBERS))
     choice = choose_fusion(grid_average_precisions(grid, zs.transpose(1, 0, 2),
                                                    relevant[id(person_ids)]),
                            grid, MEMBERS, split.settings.seed)
+    doing("measuring auto's members, auto and the ensemble")
     for k, method in enumerate(MEMBERS):
         measure(method, person_ids, zs[k], known[k])
     auto = (np.asarray(choice["weights"]) @ zs.reshape(len(MEMBERS), -1)).reshape(n, n_people)
@@ -240,7 +260,9 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     measure("ensemble", ensemble.person_ids, fused, fused_knows)
     del zs, auto, fused
     for method in others:
+        doing(f"indexing for {METHOD_LABELS[method]}")
         ranker = build(method)
+        doing(f"ranking with {METHOD_LABELS[method]}")
         values, knows = np.zeros((n, len(ranker.person_ids))), np.zeros(n, dtype=bool)
         for start, part in _numbered(blocks(texts, block_size(ranker))):
             check_stop(should_stop)
@@ -248,6 +270,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
             values[start:start + len(part)], knows[start:start + len(part)] = \
                 scores.values, _knows(scores)
             step(len(part))
+        doing(f"measuring {METHOD_LABELS[method]}")
         measure(method, ranker.person_ids, values, knows)
     per_topic = {m: per_topic[m] for m in METHODS if m in per_topic}
     if measured is not None:

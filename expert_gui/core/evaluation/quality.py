@@ -19,9 +19,13 @@ uniformly random ranks, and:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+
+from expert_gui.core.evaluation.fusion_choice import MIN_DOCUMENTS
+from expert_gui.core.rankers.names import METHOD_LABELS
 
 CHANCE = "chance"  # the calibration's measures of a random ranking
 # A held-out MAP is "near chance" below this many times chance's, or, where chance is high (a
@@ -29,6 +33,8 @@ CHANCE = "chance"  # the calibration's measures of a random ranking
 # (there a model that learned scores 0.71, one that did not about 0.5).
 NEAR_CHANCE, NEAR_CHANCE_SHARE = 2.0, 0.4
 FAR_BELOW = 0.5  # ... below this share of the best baseline's is "far below" it
+# `auto` holds up when its held-out MAP is at most this far below the best baseline's.
+AUTO_TOLERANCE = 0.01
 BASELINES = ("model2-jm", "model1-d")  # the members of `auto` besides the log-linear model
 
 
@@ -62,25 +68,141 @@ def chance_measures(relevant_counts: Sequence[int], n: int) -> dict[str, float]:
             "RR": float(np.mean([expected_random_rr(int(r), n) for r in relevant_counts]))}
 
 
-def held_out_warning(measures: Mapping[str, Mapping[str, float]] | None) -> str:
-    """'' for a model that learned, else why not: its held-out MAP near chance's, or far below
-    the best baseline's. `measures` is a calibration's (method -> {"AP", "RR"})."""
-    if not measures or "loglinear" not in measures:
+def held_out_warning(measures: Mapping[str, Mapping[str, float]] | None, *,
+                     documents: int | None = None, advice: str = "") -> str:
+    """'' for a model whose answers hold up, else why not: its held-out MAP near chance's, or
+    far below the best baseline's, while `auto` (which answers first) is below that baseline
+    too. `measures` is a calibration's (method -> {"AP", "RR"}) over `documents` held-out
+    documents (fewer than MIN_DOCUMENTS tell nothing: no warning); `advice` says what to change
+    (`training_advice`; a general sentence without it)."""
+    weak = _weakness(measures, documents)
+    if not weak or _auto_holds_up(measures, weak.baseline):
         return ""
-    from expert_gui.core.evaluation.tables import label
+    auto = measures.get("auto", {}).get("AP")
+    best = METHOD_LABELS.get(weak.baseline, "")
+    also = (f", and auto's {auto:.3f} is below {best}'s too" if auto is not None and best
+            else "")
+    instead = f"; {best} answers better meanwhile (choose it as the method)" if best else ""
+    return (f"{weak.text}{also}: the model learned little{instead}; "
+            f"{advice or GENERAL_ADVICE}")
 
+
+def held_out_note(measures: Mapping[str, Mapping[str, float]] | None, *,
+                  documents: int | None = None, advice: str = "") -> str:
+    """Where `held_out_warning` is silent because `auto` holds up, whether the log-linear model
+    alone is weak all the same ('' when it is not): its nearest terms, profiles and P(c|q) come
+    from it alone."""
+    weak = _weakness(measures, documents)
+    if not weak or not _auto_holds_up(measures, weak.baseline):
+        return ""
+    auto = measures["auto"]["AP"]
+    return (f"auto holds up (held-out MAP {auto:.3f}, {METHOD_LABELS[weak.baseline]} "
+            f"{measures[weak.baseline]['AP']:.3f}), but the log-linear model alone learned "
+            f"little ({weak.text}), and its nearest terms, profiles and P(c|q) with it; "
+            f"{advice or GENERAL_ADVICE}")
+
+
+GENERAL_ADVICE = ("train it with the settings suggested for the collection (Reset in the "
+                  "training form; smaller batches and more epochs for a small collection)")
+
+
+@dataclass(frozen=True)
+class _Weak:
+    text: str  # "held-out MAP 0.036 is far below Model 1 (d)'s 0.393"
+    baseline: str  # the best baseline ('' when no baseline was measured)
+
+
+def _best_baseline(measures: Mapping[str, Mapping[str, float]]) -> str:
+    found = {m: measures[m]["AP"] for m in BASELINES if m in measures}
+    return max(found, key=found.get) if found else ""
+
+
+def _weakness(measures, documents: int | None) -> _Weak | None:
+    """How the log-linear model's held-out MAP falls short (None when it does not, or when too
+    few documents measured it to tell)."""
+    if not measures or "loglinear" not in measures:
+        return None
+    if documents is not None and documents < MIN_DOCUMENTS:
+        return None
     mean_ap = measures["loglinear"]["AP"]
     chance = measures.get(CHANCE, {}).get("AP")
+    best = _best_baseline(measures)
     if chance is not None and mean_ap <= min(NEAR_CHANCE * chance,
                                              chance + NEAR_CHANCE_SHARE * (1 - chance)):
         where = "below" if mean_ap < chance else "near"
-        return (f"held-out MAP {mean_ap:.3f} is {where} chance ({chance:.3f}, a random "
-                "ranking's): the model learned little; check the training settings")
-    baselines = {m: measures[m]["AP"] for m in BASELINES if m in measures}
-    if baselines:
-        best = max(baselines, key=baselines.get)
-        if mean_ap < FAR_BELOW * baselines[best]:
-            return (f"held-out MAP {mean_ap:.3f} is far below {label(best)}'s "
-                    f"{baselines[best]:.3f}: the model learned little; check the training "
-                    "settings")
-    return ""
+        return _Weak(f"held-out MAP {mean_ap:.3f} is {where} chance ({chance:.3f}, a random "
+                     "ranking's)", best)
+    if best and mean_ap < FAR_BELOW * measures[best]["AP"]:
+        return _Weak(f"held-out MAP {mean_ap:.3f} is far below {METHOD_LABELS[best]}'s "
+                     f"{measures[best]['AP']:.3f}", best)
+    return None
+
+
+def _auto_holds_up(measures, baseline: str) -> bool:
+    """Whether `auto`'s held-out MAP is within AUTO_TOLERANCE of the best baseline's."""
+    auto = measures.get("auto", {}).get("AP")
+    return auto is not None and bool(baseline) and \
+        auto >= measures[baseline]["AP"] - AUTO_TOLERANCE
+
+
+def training_advice(settings: Mapping, collection) -> str:
+    """What to change for a model trained with `settings` (its settings dict) on `collection`
+    that learned little: the settings suggested for the collection (what the form's Reset
+    gives) where the model's differ from them, else the honest answer (its people have too
+    little text each, and what would help)."""
+    from expert_gui.core.train.settings import (
+        HOW_IT_RUNS,
+        TrainSettings,
+        describe_settings,
+        suggested_settings,
+    )
+    from expert_gui.core.train.shape import Shape, steps_per_epoch
+
+    trained = TrainSettings.from_dict(dict(settings))
+    found = suggested_settings(collection.source, TrainSettings(), collection=collection)
+    differ = [f for f in found.settings.to_dict() if f not in (*HOW_IT_RUNS, "seed")
+              and getattr(trained, f) != getattr(found.settings, f)]
+    shape = Shape.of(collection, trained.window, trained.overlapping)
+    if differ:
+        def run(s: TrainSettings) -> str:
+            windows = Shape.of(collection, s.window, s.overlapping).windows
+            n = s.epochs * steps_per_epoch(windows, s.batch_size)
+            return f" ({n:,} steps)" if {"batch_size", "epochs"} & set(differ) else ""
+
+        return (f"it was trained with {describe_settings(trained, differ)}{run(trained)}; "
+                "train it again with the settings suggested for this collection: "
+                f"{describe_settings(found.settings, differ)}{run(found.settings)}")
+    steps = trained.epochs * steps_per_epoch(shape.windows, trained.batch_size)
+    return (f"its people have too little text each for the log-linear model to learn them in "
+            f"{steps:,} steps ({shape.text()}), and the baselines, which match their exact "
+            "words, do better; many more epochs would raise this held-out MAP by memorising who "
+            "wrote what (on AMiner that made answers to queries from outside the collection "
+            "worse), and more of each person's documents (a larger export) would help")
+
+
+def held_out_shortfall(collection, documents: int | None = None, settings=None) -> str:
+    """Why the held-out documents cannot measure a model of `collection` ('' when they can):
+    fewer than MIN_DOCUMENTS of them can be held out, because a held-out document's people must
+    each keep another document (heldout.py), and most people here have one (a PubMed export of
+    200 papers by 1,015 people has none to hold out). `documents`: how many were held out
+    (None: drawn again with `settings`, the default split when None)."""
+    from expert_gui.core.evaluation.heldout import HeldOutSettings, sample_documents
+
+    settings = HeldOutSettings() if settings is None else settings
+    if settings.fraction == 0:
+        return ""
+    n = len(sample_documents(collection, settings)) if documents is None else documents
+    if n >= MIN_DOCUMENTS:
+        return ""
+    per_person = np.bincount(collection.assoc_people, minlength=collection.n_people)
+    single = int(np.sum(per_person == 1))
+    several = collection.n_people - single
+    what = "no document" if n == 0 else f"only {n} document{'s' * (n != 1)}"
+    then = ("nothing measures the model, and auto is the log-linear model and Model 2 (jm) with "
+            "equal weights, not calibrated" if n == 0 else
+            f"too few to calibrate auto (at least {MIN_DOCUMENTS}) or to tell whether the model "
+            "learned")
+    return (f"{what} can be held out to measure the model: a held-out document's people must "
+            f"each keep another document, and {single:,} of the {collection.n_people:,} people "
+            f"have only one ({several:,} have several); {then}. The model still ranks everyone; "
+            "to measure it, add more of each person's documents (a larger export)")

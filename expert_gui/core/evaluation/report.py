@@ -38,7 +38,10 @@ def write_report(result: ExperimentResult) -> list[Path]:
         "versions": versions(), "wall_times_s": result.wall_times,
         "completed": result.completed}, indent=2), encoding="utf-8")
     path = out / "report.md"
-    path.write_text("\n".join(_report_lines(result)) + "\n", encoding="utf-8")
+    # a path's bytes that are not UTF-8 (a Latin-1 folder name) are written as the CLI prints
+    # them, \udce9, not refused at the end of the experiment
+    path.write_text("\n".join(_report_lines(result)) + "\n", encoding="utf-8",
+                    errors="backslashreplace")
     return [path, settings_path]
 
 

@@ -18,8 +18,8 @@ deterministic given its seed, and gives each group a centre. The rows have no sh
 the cosine silhouette stays near 0.04 for k = 3..20 on DPDK, a continuum. So k is not
 "discovered" but fixed by the rule of thumb k = sqrt(|C| / 2), at most 12 (the colours that stay
 distinguishable); the silhouette is shown with the map. A group is named by the words most of
-its members share: those at least half of them have among their own 30 profile words
-(`group_labels`), each with its share; a group whose members share none is named by its most
+its members share: those at least half of them have among their own 30 profile words, and
+at least twice the share of the others (`group_labels`), each with its share; a group whose members share none is named by its most
 typical members. (Naming it by its own KL term, P(K|w) = sum_{c in K} P(c|w) as "someone of K",
 let the members with the most peaked P(c|w) speak for all: an NLP researcher sat under "speech,
 asr, email, simstudent, diarization".)
@@ -40,6 +40,7 @@ MAX_GROUPS = 12  # colours that stay distinguishable
 GROUP_WORDS = 5  # words in a group's label
 PERSON_WORDS = 30  # each member's own words, among which a group's are counted
 MOST = 0.5  # a word names a group when at least this share of its members has it
+DISTINCT = 2.0  # ... and at least this many times the share of the other people
 GROUP_MEMBERS = 3  # members that name a group sharing no word
 # People the silhouette is measured on (it costs the square of their number).
 SILHOUETTE_SAMPLE = 3000
@@ -131,9 +132,11 @@ def group_labels(profiler: Profiler, groups: np.ndarray, directions: np.ndarray,
                  n: int = GROUP_WORDS, should_stop: Callable[[], bool] | None = None,
                  person_words: int = PERSON_WORDS) -> tuple[GroupLabel, ...]:
     """Each group's label: the words that at least `MOST` of its members have among their
-    `person_words` words (their profile's, by P(w|c) log(P(w|c)/P(w))), the most shared first
-    (ties: by the group's own such term, with P(K|w) = sum_{c in K} P(c|w)); and its
-    `GROUP_MEMBERS` members nearest its centre, which name it when no word is shared by most.
+    `person_words` words (their profile's, by P(w|c) log(P(w|c)/P(w))), and twice the share of
+    the other people at least (`naming`: a word most people have, such as "s", "c" or "und" in
+    a collection of abstracts, names no group), the most shared first (ties: by the group's own
+    such term, with P(K|w) = sum_{c in K} P(c|w)); and its `GROUP_MEMBERS` members nearest its
+    centre, which name it when no word is shared by most.
 
     The group's own KL term alone named a group by the words of whoever in it had the most
     peaked P(c|w): an NLP researcher sat under "speech, asr, email, simstudent, diarization"."""
@@ -175,7 +178,7 @@ def group_labels(profiler: Profiler, groups: np.ndarray, directions: np.ndarray,
             kl = np.where(profiler.listed, np.exp(log_pwk) * (log_pwk - profiler.log_p_word),
                           -np.inf)
         share = holders[:, g] / max(int(sizes[g]), 1)
-        shared = np.flatnonzero((share >= MOST) & profiler.listed)
+        shared = np.flatnonzero(naming(holders, sizes, g) & profiler.listed)
         order = shared[np.lexsort((-np.nan_to_num(kl[shared], neginf=-1e300),
                                    -share[shared]))][:n]
         labels.append(GroupLabel(tuple(words[w] for w in order),
@@ -183,6 +186,16 @@ def group_labels(profiler: Profiler, groups: np.ndarray, directions: np.ndarray,
                                  _typical_members(model, groups, directions, g),
                                  int(sizes[g])))
     return tuple(labels)
+
+
+def naming(holders: np.ndarray, sizes: np.ndarray, g: int) -> np.ndarray:
+    """Which words may name group `g`, given how many members of each group have each word
+    among their own (`holders`, words x groups) and the groups' sizes: those at least `MOST` of
+    its members have, and at least `DISTINCT` times the share of the other people who have it."""
+    share = holders[:, g] / max(int(sizes[g]), 1)
+    others = max(int(sizes.sum()) - int(sizes[g]), 1)
+    outside = (holders.sum(axis=1) - holders[:, g]) / others
+    return (share >= MOST) & (share >= DISTINCT * outside)
 
 
 def _typical_members(model, groups: np.ndarray, directions: np.ndarray,

@@ -71,7 +71,8 @@ def export_embeddings(model: LogLinearModel, out_dir: str | Path, *,
     """Write the model's word and/or person embeddings under `out_dir`; the paths written.
 
     People's metadata gains their number of documents when the collection is given, and the
-    group of the people map (`people_map.group_people`, computed when not given).
+    group of the people map (`people_map.group_people`, computed when not given), numbered from
+    1 as the app's map legend numbers them.
     """
     unknown = set(what) - set(WHAT)
     if unknown:
@@ -93,7 +94,7 @@ def export_embeddings(model: LogLinearModel, out_dir: str | Path, *,
             header.append("documents")
             columns.append(people_documents(model, collection))
         header.append("group")
-        columns.append([int(g) for g in groups])
+        columns.append([int(g) + 1 for g in groups])  # numbered from 1, as the app's map
         written += write_projector_tsv(out_dir / "people", model.candidate_weights, header,
                                        list(zip(*columns, strict=True)))
     return written

@@ -75,4 +75,5 @@ def neighbours_tsv(query: str, metric: str, neighbours: Sequence[Neighbour]) -> 
 
 def write_neighbours_tsv(path: str | Path, query: str, metric: str,
                          neighbours: Sequence[Neighbour]) -> None:
-    Path(path).write_text(neighbours_tsv(query, metric, neighbours), encoding="utf-8")
+    Path(path).write_text(neighbours_tsv(query, metric, neighbours), encoding="utf-8",
+                          errors="backslashreplace")  # a query's bytes that are not UTF-8

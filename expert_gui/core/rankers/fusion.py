@@ -125,11 +125,13 @@ def anchor_text(anchor: str) -> str:
     return text + (", equal weights" if len(members) > 1 else "")
 
 
-def describe_auto(fusion: dict | None, n_documents: int) -> str:
+def describe_auto(fusion: dict | None, n_documents: int, stopped: bool = False) -> str:
     """What `auto` ranks with and why, in the words every screen shows: the anchor and why the
-    calibration was not used, or the weights and the held-out evidence that moved them."""
+    calibration was not used, or the weights and the held-out evidence that moved them.
+    `stopped`: a partial model, whose training was stopped before its calibration."""
     if fusion is None:
-        return f"{anchor_text(UNCALIBRATED)} — not calibrated (no held-out documents)"
+        why = "training was stopped before it" if stopped else "no held-out documents"
+        return f"{anchor_text(UNCALIBRATED)} — not calibrated ({why})"
     weights = weights_text(fusion["members"], fusion["weights"])
     decision = fusion.get("decision")
     if decision is None:  # a model calibrated before issue 21: the grid's best point
@@ -160,12 +162,12 @@ def zscores(scores: np.ndarray) -> np.ndarray:
     return np.where(ok, (s - s.mean(axis=-1, keepdims=True)) / np.where(ok, sd, 1.0), 0.0)
 
 
-def auto_label(calibration: dict | None) -> str:
+def auto_label(calibration: dict | None, stopped: bool = False) -> str:
     """`describe_auto` of a model's calibration: the label it keeps, or one made from it."""
     calibration = calibration or {}
     fusion = calibration.get("fusion")
     n = len(calibration.get("held_out", {}).get("documents", ()))
-    return (fusion or {}).get("label") or describe_auto(fusion, n)
+    return (fusion or {}).get("label") or describe_auto(fusion, n, stopped)
 
 
 def simplex_grid(n_members: int, steps: int = GRID_STEPS) -> np.ndarray:

@@ -128,7 +128,8 @@ def _fusion(model, collection, options, arrays) -> FusionRanker:
         members, weights = fusion["members"], fusion["weights"]
         decision = fusion.get("decision", "earlier rule")
     rankers = [_build(m, model, collection, _options_for(m, options), arrays) for m in members]
-    return FusionRanker(rankers, weights, decision=decision, label=auto_label(model.calibration))
+    return FusionRanker(rankers, weights, decision=decision,
+                        label=auto_label(model.calibration, bool(model.settings.get("stopped"))))
 
 
 _OPTIONS = {"loglinear": {"aggregation"}, "tfidf": set(), "lsi": {"dims", "seed"}}

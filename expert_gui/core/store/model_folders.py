@@ -80,6 +80,10 @@ class ModelFolder:
     settings: dict = field(default_factory=dict)
     problem: str = ""  # why a DAMAGED folder cannot be used
     held_out: dict = field(default_factory=dict)  # the calibration's measures, method -> AP, RR
+    held_out_documents: int = 0  # how many held-out documents measured them
+    # Each epoch completed: its step, mean training and validation loss, held-out MAP (the
+    # model's, or the checkpoint's for an interrupted run).
+    history: tuple = ()
 
     @property
     def name(self) -> str:
@@ -188,6 +192,7 @@ def _from_manifest(folder: Path, modified: float) -> ModelFolder:
     words = meta["vocabulary"]["words"]
     settings = dict(meta["settings"])
     history = meta.get("history") or []
+    calibration = meta.get("calibration") or {}
     return ModelFolder(
         folder, PARTIAL if settings.get("stopped") else COMPLETE, modified,
         collection_fingerprint=str(meta.get("collection_fingerprint") or ""),
@@ -197,7 +202,9 @@ def _from_manifest(folder: Path, modified: float) -> ModelFolder:
         dim=int(settings.get("dim", 0)), step=int(settings.get("steps", 0)),
         total_steps=int(settings.get("total_steps", 0)), epoch=len(history),
         epochs=int(settings.get("epochs", 0)), settings=settings,
-        held_out=dict((meta.get("calibration") or {}).get("measures", {})))
+        held_out=dict(calibration.get("measures", {})),
+        held_out_documents=len((calibration.get("held_out") or {}).get("documents", ())),
+        history=tuple(history))
 
 
 def _from_checkpoint(folder: Path, modified: float) -> ModelFolder:
@@ -214,4 +221,4 @@ def _from_checkpoint(folder: Path, modified: float) -> ModelFolder:
         collection_source=meta.get("collection_source", ""),
         dim=int(settings.get("dim", 0)), step=run["step"],
         total_steps=meta.get("total_steps", 0), epoch=run["epoch"],
-        epochs=int(settings.get("epochs", 0)), settings=settings)
+        epochs=int(settings.get("epochs", 0)), settings=settings, history=tuple(run["history"]))

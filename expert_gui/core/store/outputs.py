@@ -93,6 +93,9 @@ def check_output_file(path: str | Path) -> None:
         if not path.is_file():
             raise OutputFolderError(path, "expected a regular file to write; this is "
                                           "something else (a FIFO, a device)")
+    if not path.parent.is_dir():  # `replacing` writes beside the file; it creates no folder
+        raise OutputFolderError(path, f"no folder {path.parent} to write it in; create the "
+                                      "folder, or name a file in one that exists")
     check_writable_folder(path.parent)
 
 

@@ -23,7 +23,9 @@ longer read. 2 (this one) hashes the manifest with them.
 from __future__ import annotations
 
 import json
+import logging
 import os
+from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +51,8 @@ from expert_gui.core.store.outputs import (
     owned_by_layout,
     remove_own,
 )
+
+log = logging.getLogger(__name__)
 
 FORMAT = "expert-gui-model"
 CHECKPOINT_FORMAT = FORMAT + "-checkpoint"
@@ -142,21 +146,27 @@ def save_model(model: LogLinearModel, folder: str | Path) -> Path:
         manifest["collection_format"] = model.collection_format
     manifest["sha256"] = digest(blob, manifest)
     data = json.dumps(manifest, indent=1).encode("utf-8")
-    _settle(folder)
     new_tensors, new_manifest = folder / (MODEL_FILE + ".new"), folder / (MANIFEST_FILE + ".tmp")
     try:
+        _settle(folder)
         _write_synced(new_tensors, blob)
         _write_synced(new_manifest, data)
-    except OSError as exc:
+        fsync_folder(folder)
+        os.replace(new_manifest, folder / MANIFEST_FILE)  # the swap
+    except OSError as exc:  # a full disk, a read-only mount, EIO (a rename too)
         for path in (new_tensors, new_manifest):
-            path.unlink(missing_ok=True)
+            with suppress(OSError):
+                path.unlink(missing_ok=True)
         kept = "the model before is unchanged" if (folder / MANIFEST_FILE).exists() else \
             "nothing was written"
         raise write_error(folder, exc, len(blob) + len(data), kept) from exc
     fsync_folder(folder)
-    os.replace(new_manifest, folder / MANIFEST_FILE)  # the swap
-    fsync_folder(folder)
-    os.replace(new_tensors, folder / MODEL_FILE)
+    try:
+        os.replace(new_tensors, folder / MODEL_FILE)
+    except OSError as exc:  # the model is saved: its manifest names the tensors of .new
+        log.warning("%s: the model is saved, but %s could not be renamed %s (%s); it is read "
+                    "from there, and renamed at the next save", folder, new_tensors.name,
+                    MODEL_FILE, exc.strerror or exc)
     fsync_folder(folder)
     return folder
 
@@ -291,15 +301,19 @@ def save_checkpoint(folder: str | Path, tensors: dict, meta: dict) -> None:
             "no checkpoint was written"
         raise write_error(tmp, exc, len(blob) + len(state), kept) from exc
     fsync_folder(tmp)
-    if folder.exists():
-        if not owned_by_layout(folder, CHECKPOINT_LAYOUT):
-            raise OutputFolderError(folder, "holds files expert-gui did not write; move them "
-                                            "away and try again (nothing was replaced)")
+    if folder.exists() and not owned_by_layout(folder, CHECKPOINT_LAYOUT):
+        raise OutputFolderError(folder, "holds files expert-gui did not write; move them away "
+                                        "and try again (nothing was replaced)")
+    try:
+        if folder.exists():
+            remove_own(old, CHECKPOINT_LAYOUT)
+            os.replace(folder, old)
+        os.replace(tmp, folder)
+        fsync_folder(folder.parent)
         remove_own(old, CHECKPOINT_LAYOUT)
-        os.replace(folder, old)
-    os.replace(tmp, folder)
-    fsync_folder(folder.parent)
-    remove_own(old, CHECKPOINT_LAYOUT)
+    except OSError as exc:  # a rename that fails (EIO): every complete checkpoint is still there
+        raise write_error(folder, exc, kept="the newest complete checkpoint is kept, and a "
+                                            "resume takes it") from exc
 
 
 def load_checkpoint(folder: str | Path) -> tuple[dict, dict]:

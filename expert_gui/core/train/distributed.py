@@ -8,6 +8,7 @@ Outside torchrun, `context()` is a single process and nothing here does anything
 
 from __future__ import annotations
 
+import atexit
 import os
 from dataclasses import dataclass
 
@@ -38,8 +39,17 @@ def context() -> DistContext:
 
     if not dist.is_initialized():
         dist.init_process_group(backend="nccl" if torch.cuda.is_available() else "gloo")
+        atexit.register(_leave, dist)
     return DistContext(dist.get_rank(), dist.get_world_size(),
                        int(os.environ.get("LOCAL_RANK", "0")))
+
+
+def _leave(dist) -> None:
+    """Destroy the group while the interpreter is alive: gloo's threads left to the
+    interpreter's teardown abort the process ("terminate called without an active exception",
+    seen in CI as a failed torchrun)."""
+    if dist.is_initialized():
+        dist.destroy_process_group()
 
 
 def device_for(ctx: DistContext, device: torch.device) -> torch.device:

@@ -69,6 +69,13 @@ def _windows_per_document(collection: Collection, window: int,
     return np.where(has_people, per_doc, 0), lengths, d_max
 
 
+def count_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> int:
+    """How many windows `make_instances` cuts, without cutting them: what the suggested settings
+    (shape.py) size the batches and epochs by, and the memory check (memory.py) counts."""
+    per_doc, _, _ = _windows_per_document(collection, window, overlapping)
+    return int(per_doc.sum())
+
+
 def mean_weight(collection: Collection, window: int = 8, overlapping: bool = False) -> float:
     """The mean of the instances' weights |d_max| / |d|, without making the instances: what a
     uniform guess's loss per instance, log |C|, is multiplied by in Eq. 3."""

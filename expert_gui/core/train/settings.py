@@ -9,11 +9,15 @@ a mouse wheel over the form, once trained a model that never moved from its init
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+
+from expert_gui.core import schema
+from expert_gui.core.data.inputs import read_regular
+from expert_gui.core.errors import InputFileError
 
 OPTIMIZERS = ("adadelta", "adam")
 DEVICES = ("auto", "cpu", "cuda", "mps")
@@ -29,6 +33,7 @@ class Range:
     low_open: bool = False
     high_open: bool = False
     why: str = ""
+    why_low: str = ""  # why not below `low`, where `why` speaks only of the high end
 
     def __contains__(self, value: float) -> bool:
         if not math.isfinite(value):
@@ -39,38 +44,67 @@ class Range:
                                      value <= self.high)
 
     def text(self) -> str:
-        """'above 0', 'at least 1', 'in (0, 1)', 'in [0, 1)'."""
+        """'above 0', 'at least 1', 'in (0, 1)', 'in [1, 8,192]'."""
+        low, high = _number(self.low), _number(self.high)
         if self.low is not None and self.high is not None:
-            return (f"in {'(' if self.low_open else '['}{self.low:g}, "
-                    f"{self.high:g}{')' if self.high_open else ']'}")
+            return (f"in {'(' if self.low_open else '['}{low}, "
+                    f"{high}{')' if self.high_open else ']'}")
         if self.low is not None:
-            return f"above {self.low:g}" if self.low_open else f"at least {self.low:g}"
+            return f"above {low}" if self.low_open else f"at least {low}"
         if self.high is not None:
-            return f"below {self.high:g}" if self.high_open else f"at most {self.high:g}"
+            return f"below {high}" if self.high_open else f"at most {high}"
         return "a finite number"
 
 
+def _number(value: float | None) -> str:
+    """A bound or a value as a message shows it: '8,192', '1e-06'."""
+    if value is None:
+        return ""
+    return f"{int(value):,}" if float(value).is_integer() and abs(value) < 1e15 else f"{value:g}"
+
+
+# Every count has an upper bound too, by what a machine can hold or a run can use: a value
+# past it (`--dim 1000000000`, `--window 100000000`) used to end in a failed allocation's
+# traceback. What a run needs for its collection is checked before it starts (memory.py).
 RANGES: dict[str, Range] = {
-    "window": Range(1, why="a training instance holds at least one word"),
-    "dim": Range(1, why="an embedding has at least one dimension"),
-    "batch_size": Range(1, why="a step needs at least one instance"),
+    "window": Range(1, 1024, why="a training instance holds at least one word; each instance "
+                                 "holds n word ids, and n-grams of a thousand words are whole "
+                                 "documents, not contexts"),
+    "dim": Range(1, 8192, why="an embedding has at least one dimension; the widest word vectors "
+                              "in use have 4,096, and each of the |V| + |C| vectors is held four "
+                              "times in training (weights, gradients, the optimiser's two "
+                              "averages): 2^16 words at 8,192 take 8 GiB"),
+    "batch_size": Range(1, 1 << 20, why="a step needs at least one instance, and holds a "
+                                        "batch x candidate-chunk matrix of scores"),
+    # l2 and the learning rate hold no memory: a value too large for the numbers makes the loss
+    # non-finite, and training stops there with a TrainingError, its last good checkpoint kept
     "l2": Range(0, why="a negative penalty would reward large weights"),
     "learning_rate": Range(0, why="0 means the optimiser's own default"),
     "rho": Range(0, 1, True, True, why="Adadelta's decay averages old and new squared "
                                         "gradients; at 0 or 1 one of them is ignored"),
     "eps": Range(0, 1, True, True, why="Adadelta's step is sqrt(E[dx^2] + eps) / sqrt(E[g^2] "
                                         "+ eps) times the gradient: at eps = 0 it never moves"),
-    "epochs": Range(1, why="training passes over the instances at least once"),
+    "epochs": Range(1, 10_000, why="training passes over the instances at least once; the "
+                                   "paper trains 1 epoch, DPDK's best is 5, and each epoch is "
+                                   "kept in the model's history"),
     "validation_fraction": Range(0, 1, high_open=True,
                                  why="a share of the instances; all of them would leave none "
-                                     "to train on"),
-    "patience": Range(1, why="early stopping waits at least one epoch"),
-    "seed": Range(0, why="numpy's and torch's seeds are non-negative"),
-    "checkpoint_every": Range(0, why="steps between checkpoints (0: none by steps)"),
-    "checkpoint_minutes": Range(0, why="minutes of training between checkpoints (0: none by "
-                                       "time)"),
-    "candidate_chunk": Range(1, why="a chunk holds at least one candidate"),
-    "threads": Range(0, why="0 means torch's default"),
+                                     "to train on",
+                                 why_low="a share of the instances cannot be negative (0: "
+                                         "none held out)"),
+    "patience": Range(1, 10_000, why="early stopping waits at least one epoch, and at most as "
+                                     "many as a run may have"),
+    "seed": Range(0, 2**31 - 1, why="numpy's and torch's seeds are non-negative, and the "
+                                    "form's field holds 31 bits"),
+    "checkpoint_every": Range(0, 2**31 - 1, why="steps between checkpoints (0: none by "
+                                                "steps); a run counts at most 2^31 steps "
+                                                "between two"),
+    "checkpoint_minutes": Range(0, 525_600, why="minutes of training between checkpoints (0: "
+                                                "none by time); at most a year"),
+    "candidate_chunk": Range(1, 1 << 20, why="a chunk holds at least one candidate, and a "
+                                             "step holds a batch x chunk matrix of scores"),
+    "threads": Range(0, 1024, why="0 means torch's default; no machine this runs on has more "
+                                  "than 1,024 cores"),
 }
 
 
@@ -139,7 +173,9 @@ def field_problem(name: str, value) -> str:
             return f"{_label(name)} must be a finite number, not {value}"
         limits = RANGES.get(name)
         if limits is not None and value not in limits:
-            return f"{_label(name)} must be {limits.text()}, not {value:g}: {limits.why}"
+            below = limits.low is not None and value <= limits.low
+            why = limits.why_low if below and limits.why_low else limits.why
+            return f"{_label(name)} must be {limits.text()}, not {_number(value)}: {why}"
         return ""
     return "" if isinstance(value, str) else f"{_label(name)} must be text, not {value!r}"
 
@@ -167,9 +203,20 @@ HOW_IT_RUNS = ("device", "threads", "candidate_chunk", "checkpoint_every", "chec
 def differences_from_defaults(values) -> list[str]:
     """The settings in `values` (a model's settings dict) that differ from the paper's defaults,
     as the saved-models list names them: ["eps 0", "epochs 10", "overlapping"]."""
+    return _named({f.name: values[f.name] for f in fields(TrainSettings)
+                   if f.name not in HOW_IT_RUNS and f.name in values
+                   and values[f.name] != f.default})
+
+
+def describe_settings(settings: TrainSettings, names) -> str:
+    """Settings `names` of `settings` in words: "batch size 32, epochs 77"."""
+    return ", ".join(_named({n: getattr(settings, n) for n in names}))
+
+
+def _named(values: dict) -> list[str]:
     out = []
     for f in fields(TrainSettings):
-        if f.name in HOW_IT_RUNS or f.name not in values or values[f.name] == f.default:
+        if f.name not in values:
             continue
         value, name = values[f.name], _label(f.name)
         if isinstance(f.default, bool):
@@ -193,6 +240,9 @@ _DEFAULTS = {f.name: f.default for f in fields(TrainSettings)}
 
 
 SUGGESTED_SETTINGS_FILE = "train_settings.json"
+# A settings file names a few dozen numbers; one larger than this is not one (and is not read
+# whole: someone else may have put a 10 GB file there).
+MAX_SETTINGS_BYTES = 1 << 16
 PAPER_DEFAULTS = "the paper's defaults (section 4.4)"
 
 
@@ -200,13 +250,17 @@ PAPER_DEFAULTS = "the paper's defaults (section 4.4)"
 class SuggestedSettings:
     """The settings to train a collection with: `base` with the collection's
     `train_settings.json` over it, when its folder has one (a small collection such as the demo
-    trains well in seconds with smaller batches and more epochs). `source` says where they come
-    from, `values` what the file set, `problem` what in the file was not used ('' when none)."""
+    trains well in seconds with smaller batches and more epochs), and, for what the file does not
+    set, the batch size and epochs the collection's shape needs (shape.py: a few hundred titles
+    make two steps an epoch at the paper's settings). `source` says where they come from,
+    `values` what the file set, `reasons` why each setting the shape changed was changed, and
+    `problem` what in the file was not used ('' when none)."""
 
     settings: TrainSettings
     source: str
     values: dict
     problem: str = ""
+    reasons: dict = field(default_factory=dict)
 
 
 def suggested_settings_path(source: str | Path) -> Path | None:
@@ -220,23 +274,51 @@ def suggested_settings_path(source: str | Path) -> Path | None:
 
 
 def suggested_settings(source: str | Path, base: TrainSettings = TrainSettings(),
-                       name: str = "") -> SuggestedSettings:
-    """`base` with the `train_settings.json` beside the collection at `source` over it: what the
-    app's training form shows and `expert-gui train` and `experiment` use. A file that cannot be
-    read, is not a JSON object or holds an invalid value is not used, and `problem` says why;
-    names the trainer does not have are left out, and `problem` names them."""
+                       name: str = "", *, collection=None,
+                       given: Iterable[str] = ()) -> SuggestedSettings:
+    """`base` with the `train_settings.json` beside the collection at `source` over it, and,
+    with the loaded `collection`, the batch size and epochs its shape needs for what neither the
+    file nor `given` (settings the user set, such as command-line options) sets: what the app's
+    training form shows and `expert-gui train` and `experiment` use. A file that cannot be read,
+    is not a JSON object or holds an invalid value is not used, and `problem` says why; names
+    the trainer does not have are left out, and `problem` names them."""
+    found = _from_file(source, base, name)
+    if collection is None:
+        return found
+    from expert_gui.core.train.shape import Shape, suggest
+
+    shape = Shape.of(collection, found.settings.window, found.settings.overlapping)
+    batch, epochs, reasons = suggest(shape, found.settings.batch_size, found.settings.epochs,
+                                     {*found.values, *given})
+    if not reasons:
+        return found
+    settings = replace(found.settings, batch_size=batch, epochs=epochs)
+    changed = describe_settings(settings, reasons)
+    source_text = (f"{found.source}, and for this collection's size ({changed})" if found.values
+                   else f"suggested for this collection's size ({changed})")
+    return replace(found, settings=settings, source=source_text, reasons=reasons)
+
+
+def _from_file(source: str | Path, base: TrainSettings, name: str) -> SuggestedSettings:
+    """`base` with the collection's train_settings.json over it (the whole of the suggestion
+    before the collection is loaded)."""
     path = suggested_settings_path(source)
     if path is None:
         return SuggestedSettings(base, PAPER_DEFAULTS, {})
     try:
-        values = json.loads(path.read_text(encoding="utf-8"))
+        data = read_regular(path, InputFileError, MAX_SETTINGS_BYTES + 1)
+        if len(data) > MAX_SETTINGS_BYTES:
+            raise ValueError(f"larger than {MAX_SETTINGS_BYTES // 1024} KiB, the most a "
+                             "settings file holds; not read")
+        values = schema.parse(data)
         if not isinstance(values, dict):
             raise ValueError("expected a JSON object of training settings")
         known = {f.name for f in fields(TrainSettings)}
         used = {k: v for k, v in values.items() if k in known}
         settings = replace(base, **used)
-    except (OSError, ValueError, TypeError) as exc:
-        return SuggestedSettings(base, PAPER_DEFAULTS, {}, f"ignored {path}: {exc}")
+    except (InputFileError, ValueError, TypeError) as exc:
+        why = exc.message if isinstance(exc, InputFileError) else exc
+        return SuggestedSettings(base, PAPER_DEFAULTS, {}, f"ignored {path}: {why}")
     unknown = sorted(set(values) - known)
     problem = (f"{path} names settings the trainer does not have, left out: "
                f"{', '.join(unknown)}") if unknown else ""

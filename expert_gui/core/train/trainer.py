@@ -33,7 +33,8 @@ from expert_gui.core.store.storage import (
     save_model,
 )
 from expert_gui.core.train import distributed
-from expert_gui.core.train.instances import make_instances
+from expert_gui.core.train.instances import count_instances, make_instances, mean_weight
+from expert_gui.core.train.memory import check_memory
 from expert_gui.core.train.net import (
     LogLinearNet,
     device_memory_bytes,
@@ -114,7 +115,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
           should_stop: Callable[[], bool] | None = None,
           should_pause: Callable[[], bool] | None = None, resume: bool = False,
           word_vectors=None,
-          epoch_score: Callable[[dict[str, np.ndarray]], float] | None = None,
+          epoch_score: Callable[[dict[str, np.ndarray], int], float] | None = None,
           finish: Callable[[LogLinearModel], None] | None = None) -> LogLinearModel:
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
@@ -123,9 +124,10 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     under torchrun), when stopped, and at the end; `resume` continues from it.
     `word_vectors` (embeddings.load_word_vectors) may be passed when already loaded; otherwise
     settings.embeddings is read here. Under torchrun each process trains on its share of every
-    batch (see distributed.py). `epoch_score`, given the parameters as numpy arrays at the end of
-    every epoch, returns a score to maximise (held-out MAP, evaluation/calibration.py); it is recorded
-    in the history and, when given, early stopping watches it instead of the validation loss.
+    batch (see distributed.py). `epoch_score`, given the parameters as numpy arrays and the
+    epoch's number (from 1, counting the epochs before a resume) at the end of every epoch,
+    returns a score to maximise (held-out MAP, evaluation/calibration.py); it is recorded in the
+    history and, when given, early stopping watches it instead of the validation loss.
     `finish` completes a model that was not stopped (its calibration) before it is saved, so the
     model files are written once.
     """
@@ -135,6 +137,9 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         torch.set_num_threads(settings.threads)
     dist = distributed.context()
     device = distributed.device_for(dist, select_device(settings.device))
+    check_memory(len(collection.vocab), collection.n_people,
+                 count_instances(collection, settings.window, settings.overlapping), settings,
+                 device_free=torch.cuda.mem_get_info(device)[0] if device.type == "cuda" else None)
     instances = make_instances(collection, settings.window, settings.overlapping)
     if len(instances) == 0:
         raise TrainingError("the collection has no document with both words and people; "
@@ -217,7 +222,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         if settings.checkpoint_every and run.epoch < settings.epochs:
             save()  # a small collection may never reach checkpoint_every steps before a kill
     save()
-    model = _to_model(net, run, settings, collection, word_vectors, stopped)
+    model = _to_model(net, run, settings, collection, word_vectors, stopped,
+                      weight=mean_weight(collection, settings.window, settings.overlapping))
     if finish is not None and not stopped and dist.is_main:
         finish(model)
     if out_dir is not None and dist.is_main:
@@ -320,7 +326,7 @@ def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings,
     criterion = val  # lower is better
     if epoch_score is not None:
         entry["held_out_map"] = epoch_score(
-            {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
+            {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}, entry["epoch"])
         criterion = -entry["held_out_map"]
     run.history.append(entry)
     run.epoch += 1
@@ -483,11 +489,14 @@ def _check_optimizer_state(state: dict, net) -> None:
 
 
 def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors,
-              stopped: bool = False) -> LogLinearModel:
+              stopped: bool = False, weight: float = 1.0) -> LogLinearModel:
     params = run.best if (settings.early_stopping and run.best) else net.state_dict()
     # `stopped`: the user stopped the run, so the model is partial (the app marks it so).
+    # `weight`: the instances' mean weight |d_max| / |d|, by which the history's losses
+    # are divided to read as cross-entropy per instance (evaluation/calibration.LossScale).
     extra = {"best_epoch": run.best_epoch, "steps": run.step,
-             "total_steps": run.steps_per_epoch * settings.epochs, "stopped": stopped}
+             "total_steps": run.steps_per_epoch * settings.epochs, "stopped": stopped,
+             "mean_weight": weight}
     if word_vectors is not None:
         extra["embeddings_coverage"] = word_vectors.coverage()
     return LogLinearModel(

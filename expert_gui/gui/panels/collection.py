@@ -43,6 +43,7 @@ from expert_gui.gui.widgets import (
     fill_table,
     item,
     make_table,
+    plural,
 )
 
 # Problems listed one by one in the report (all are counted; a huge list would only slow the view).
@@ -56,13 +57,14 @@ QREL_FILES = ("qrels.txt", "qrels.dev.txt")
 # folder (which opens the folder). Detection goes by content, so "All files" stays offered.
 COLLECTION_FILE_FILTERS = (
     "Collection files (*.bib *.ris *.csv *.tsv *.xlsx *.txt *.ciw *.nbib *.medline *.xml "
-    "*.json *.trec *.gz documents.* associations.* people.*)",
+    "*.json *.rdf *.enw *.trec *.gz documents.* associations.* people.*)",
     "BibTeX or RIS (*.bib *.ris)",
     "Web of Science: plain text or tab-delimited (*.txt *.ciw *.csv)",
     "PubMed: MEDLINE, XML or CSV (*.nbib *.txt *.medline *.xml *.csv)",
-    "Scopus, Lens, IEEE, Publish or Perish, Zotero CSV (*.csv)",
-    "CSL-JSON: Zotero, Mendeley, Pandoc (*.json)",
-    "EndNote XML (*.xml)",
+    "Scopus, Lens, IEEE, Publish or Perish, Zotero, Embase, Ovid, SpringerLink, ACM CSV (*.csv)",
+    "CSL-JSON, OpenAlex, Crossref (*.json)",
+    "EndNote XML or tagged, RefWorks and NASA ADS tagged (*.xml *.enw *.txt)",
+    "Zotero RDF (*.rdf)",
     "Tables of publications with text and authors columns (*.csv *.tsv *.xlsx)",
     "TREC documents (*.trec *.xml *.txt *.gz)",
     "A file of a collection folder (documents.* associations.* people.*)",
@@ -94,6 +96,7 @@ class CollectionPanel(QWidget):
         super().__init__(parent)
         self.state = state
         self.setObjectName("collection-panel")
+        self.columns: TableColumns | None = None  # a table's columns, as chosen for the open one
 
         self.open_button = QPushButton("Open collection…")
         self.open_button.setToolTip("A file (an export from Web of Science, PubMed, Scopus, "
@@ -219,7 +222,7 @@ class CollectionPanel(QWidget):
         self.state.runner.start(
             "load", load_collection, path, columns=columns,
             on_progress=self._on_progress,
-            on_success=lambda collection: self._loaded(collection, path),
+            on_success=lambda collection: self._loaded(collection, path, columns),
             on_failure=lambda exc, tb: self._failed(f"Cannot open {path.name}", exc, tb),
         )
 
@@ -239,17 +242,19 @@ class CollectionPanel(QWidget):
         self.state.message.emit(f"{title}" + (f"; {still.name} stays open" if still else ""))
         show_error(self, title, exc, details)
 
-    def _loaded(self, collection, path: Path) -> None:
+    def _loaded(self, collection, path: Path, columns: TableColumns | None = None) -> None:
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
         if collection is None:  # stopped by the user
             self.state.message.emit("Loading cancelled")
             return
         path = Path(collection.source) if collection.source else path  # a file's folder
+        self.columns = columns
         self.state.set_collection(collection, path)
         self._show_collection(collection, path)
-        self.state.message.emit(f"Opened {path.name}: {collection.n_documents:,} documents, "
-                                f"{collection.n_people:,} people")
+        self.state.message.emit(f"Opened {path.name}: "
+                                f"{plural(collection.n_documents, 'document')}, "
+                                f"{plural(collection.n_people, 'person', 'people')}")
         if path.is_dir():
             self._open_companions(path)
 
@@ -379,7 +384,7 @@ class CollectionPanel(QWidget):
         if collection is None or current is None:
             return
         d = current.data(Qt.ItemDataRole.UserRole)
-        people = ", ".join(collection.person_ids[int(p)] for p in collection.people_of(d))
+        people = ", ".join(collection.person_names[int(p)] for p in collection.people_of(d))
         date = collection.date_text(d)
         self.document_view.setPlainText(
             f"{collection.doc_ids[d]}{'   ' + date if date else ''}   ({people})\n\n"

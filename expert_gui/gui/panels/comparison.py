@@ -17,7 +17,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -47,6 +46,7 @@ from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.save_dialogs import choose_folder
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BETTER,
@@ -75,6 +75,14 @@ class Evaluation:
     table2: Table
     table4: Table
     difference: APDifference
+
+
+# What Save report does (experiment.report_for_model's stages, in order), as the bar names them.
+REPORT_STAGES = {"load": "reading the collection", "train": "opening the model",
+                 "rank": "ranking the topics with every method",
+                 "heldout": "ranking the held-out documents", "numbers": "the other numbers",
+                 "analyse": "tables and significance tests",
+                 "expansion": "query expansion (Figure 4)"}
 
 
 def evaluate_methods(model, collection, queries: dict[str, str], qrels: dict, *,
@@ -407,11 +415,10 @@ class ComparisonPanel(QWidget):
 
     # -- the report -------------------------------------------------------------------------------
     def save_report(self) -> None:
-        folder = QFileDialog.getExistingDirectory(
-            self, "Save the report in a folder (an empty one; otherwise a new folder is made "
-                  "in it)")
-        if folder:
-            self.write_report(Path(folder))
+        folder = choose_folder(self, "Save the report in a folder (an empty one; otherwise a "
+                                     "new folder is made in it)")
+        if folder is not None:
+            self.write_report(folder)
 
     def write_report(self, folder: Path) -> None:
         """`experiment --model`'s files, in `folder` when it is empty, else in a new folder of
@@ -423,7 +430,8 @@ class ComparisonPanel(QWidget):
             folder = folder / f"report-{s.collection.name}-{time.strftime('%Y%m%d-%H%M%S')}"
         self.report_button.setEnabled(False)
         self.progress.setVisible(True)
-        self.progress.setRange(0, 0)
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
         self.eval_label.setText(f"Writing the report to {folder}…")
         s.runner.start("report", "expert_gui.core.evaluation.experiment:report_for_model",
                        s.collection_path, s.topics_path, s.qrels_path, folder, s.model_path,
@@ -431,11 +439,19 @@ class ComparisonPanel(QWidget):
                        on_success=self._report_written, on_failure=self._report_failed)
 
     def _report_progress(self, events: list) -> None:
+        """One bar for the whole report, never going back: each stage its share, the stage's
+        own progress within it (the bar restarted at every stage, 5 minutes on DPDK)."""
         e = events[-1]
-        if e.total:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(1000 * e.done / e.total))
-        self.eval_label.setText(f"Writing the report: {e.stage}…")
+        if e.stage not in REPORT_STAGES:
+            return
+        position = list(REPORT_STAGES).index(e.stage)
+        within = min(e.done / e.total, 1.0) if e.total else 0.0
+        value = int(1000 * (position + within) / len(REPORT_STAGES))
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(max(value, self.progress.value()))
+        share = f" {within:.0%}" if e.total else ""
+        self.eval_label.setText(f"Writing the report, step {position + 1} of "
+                                f"{len(REPORT_STAGES)}: {REPORT_STAGES[e.stage]}…{share}")
 
     def _report_written(self, result) -> None:
         self.progress.setVisible(False)

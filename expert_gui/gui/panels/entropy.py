@@ -30,7 +30,14 @@ from expert_gui.core.rankers.batch import block_size, blocks
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import WhenShown, boxed, make_plot, set_placeholder, shortened
+from expert_gui.gui.widgets import (
+    WhenShown,
+    boxed,
+    make_plot,
+    percent,
+    set_placeholder,
+    shortened,
+)
 
 SHOWN_PEOPLE = 50  # bars of the current query's distribution
 HISTOGRAM_BINS = 20
@@ -183,7 +190,7 @@ class EntropyPanel(QWidget):
             f"“{html.escape(shortened(ranking.query))}”: normalized entropy "
             f"<b>{ranking.entropy:.3f}</b> "
             f"(0 = all mass on one person, 1 = uniform over {len(p):,} people); the top five "
-            f"people hold {top_share:.0%} of P(c|q).")
+            f"people hold {percent(top_share)} of P(c|q).")
 
     # -- the topic set ----------------------------------------------------------------------------
     def _reset_topics(self) -> None:

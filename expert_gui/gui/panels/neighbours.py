@@ -26,6 +26,7 @@ from expert_gui.core.model.neighbours import METRICS, nearest_words
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
+    LabelPlacer,
     WhenShown,
     boxed,
     fill_table,
@@ -123,6 +124,8 @@ class NeighboursPanel(QWidget):
         self.map_plot = pg.PlotWidget(title="Word embeddings W_p in 2-D (click a word to query)")
         self.map_plot.hideAxis("bottom")
         self.map_plot.hideAxis("left")
+        # Zooming moves names closer or apart: placed again (labels overlapped).
+        self.placer = LabelPlacer(self.map_plot, lambda: self.labels)
         self.background = pg.ScatterPlotItem(size=4, pen=None, brush=pg.mkBrush(134, 142, 150, 110),
                                              hoverable=True, tip=lambda x, y, data: str(data))
         self.highlight = pg.ScatterPlotItem(size=10, pen=pg.mkPen("w"), hoverable=True,
@@ -278,6 +281,7 @@ class NeighboursPanel(QWidget):
             xy = np.array([spot["pos"] for spot in spots])
             (x0, y0), (x1, y1) = xy.min(axis=0), xy.max(axis=0)
             self.map_plot.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0.35)
+        self.placer.place()
         missing = len(self.query_ids) + len(self.neighbours) - len(spots)
         notes = []
         if len(self.neighbours) > LABELLED_NEIGHBOURS:

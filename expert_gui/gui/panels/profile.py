@@ -14,12 +14,11 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QStringListModel, Qt
+from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -45,13 +44,22 @@ from expert_gui.core.explore.projector import export_embeddings
 from expert_gui.core.explore.timeline import PERIODS
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.save_dialogs import choose_folder
 from expert_gui.gui.state import AppState
-from expert_gui.gui.widgets import ColumnFitter, boxed, fill_table, item, make_plot, make_table
+from expert_gui.gui.widgets import (
+    ColumnFitter,
+    LabelPlacer,
+    boxed,
+    fill_table,
+    item,
+    make_plot,
+    make_table,
+    plural,
+)
 
 DEFAULT_K = 20
 SHOWN_DOCUMENTS = 2000  # rows of the documents table (a person may have many more)
 LABELLED_NEIGHBOURS = 6  # nearest people named on the map
-LABEL_CORNERS = ((0, 1), (1, 1), (0, 0), (1, 0))  # a name's anchors, in the order tried
 GROUP_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                  "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#e7ba52")
 ABOUT = QColor("#fff3bf")
@@ -66,6 +74,8 @@ def compute_profile(profiler: Profiler, person: str, k: int, topics, word_score:
 
 
 class ProfilePanel(QWidget):
+    person_shown = Signal(str)  # the person whose profile is shown ("" when none is)
+
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
         self.state = state
@@ -74,6 +84,7 @@ class ProfilePanel(QWidget):
         self.topic_scores = None
         self.people_map: PeopleMap | None = None
         self.profile: Profile | None = None
+        self._person: str | None = None  # the person asked for last (shown, or on its way)
         self._about: np.ndarray | None = None  # which of the person's documents are selected
         self._about_per_period: tuple[tuple[str, int], ...] = ()
         self._about_label = ""
@@ -153,7 +164,7 @@ class ProfilePanel(QWidget):
         self.marked = pg.ScatterPlotItem(pen=pg.mkPen("k", width=1.5), hoverable=True,
                                          tip=lambda x, y, data: self._person_label(data))
         # Zooming moves names closer or apart: placed again.
-        self.map_plot.sigRangeChanged.connect(lambda *_: self.place_labels())
+        self.placer = LabelPlacer(self.map_plot, lambda: self.map_labels)
         for scatter in (self.everyone, self.marked):
             scatter.sigClicked.connect(self._map_clicked)
             self.map_plot.addItem(scatter)
@@ -263,9 +274,11 @@ class ProfilePanel(QWidget):
                                "timeline."))
         self.score_topic_set()
         self.compute_map()
-        if self.profile is not None and self.profile.person_id in self.profiler.person_ids:
-            self.show_person(self.profile.person_id)
-        else:
+        if self._person is not None and self._person in self.profiler.person_ids:
+            self.show_person(self._person)
+        else:  # not one of this model's people: their id leaves the box too
+            self._person = None
+            self.person_edit.clear()
             self._show(None)
 
     def score_topic_set(self) -> None:
@@ -308,6 +321,7 @@ class ProfilePanel(QWidget):
             self.status.setText(html.escape(str(exc)))
             return
         self.person_edit.setText(person_id)
+        self._person = person_id
         profiler = self.profiler
         self.state.runner.start(
             "profile", compute_profile, profiler, person_id, self.k_spin.value(),
@@ -316,9 +330,11 @@ class ProfilePanel(QWidget):
             on_failure=lambda e, tb: show_error(self, "Cannot build the profile", e, tb))
 
     def refresh(self) -> None:
-        """Profile the shown person again (settings or the topic set changed)."""
-        if self.profile is not None and self.profiler is not None:
-            self.show_person(self.profile.person_id)
+        """Profile the person again (settings or the topic set changed), also when their profile
+        is still on its way (it was asked for before the topics were ranked)."""
+        if self._person is not None and self.profiler is not None and \
+                self._person in self.profiler.person_ids:
+            self.show_person(self._person)
 
     def _open_row(self, table, row: int) -> None:
         cell = table.item(row, 0)
@@ -338,6 +354,7 @@ class ProfilePanel(QWidget):
                       self.coauthors_table, self.docs_table):
             table.setRowCount(0)
         self.doc_view.clear()
+        self.person_shown.emit(profile.person_id if profile is not None else "")
         if profile is None:
             self._draw_timeline()
             self._draw_marks()
@@ -377,7 +394,7 @@ class ProfilePanel(QWidget):
         profile = self.profile
         parts = [f"<b>{html.escape(profile.name)}</b> ({html.escape(profile.person_id)})"]
         if self.profiler.collection is not None:
-            parts.append(f"{len(profile.documents):,} documents")
+            parts.append(plural(len(profile.documents), "document"))
         if profile.timeline:
             parts.append(f"{profile.timeline[0][0]} to {profile.timeline[-1][0]}")
         if self.people_map is not None:
@@ -533,24 +550,7 @@ class ProfilePanel(QWidget):
         (x0, y0), (x1, y1) = shown.min(axis=0), shown.max(axis=0)
         self.map_plot.setRange(xRange=(float(x0), float(x1)), yRange=(float(y0), float(y1)),
                                padding=0.3)
-        self.place_labels()
-
-    def place_labels(self) -> None:
-        """No two names on the map overlap: each takes the first corner of its point (above
-        right, above left, below right, below left) where it covers no name placed before it
-        (the person's first); a name with no free corner is hidden (its point's tooltip still
-        names it)."""
-        placed = []
-        for label in self.map_labels:
-            label.setVisible(True)
-            for anchor in LABEL_CORNERS:
-                label.setAnchor(anchor)
-                rect = label.mapRectToScene(label.boundingRect())
-                if not any(rect.intersects(other) for other in placed):
-                    placed.append(rect)
-                    break
-            else:
-                label.setVisible(False)
+        self.placer.place()
 
     def _person_label(self, person) -> str:
         model = self.profiler.model if self.profiler is not None else None
@@ -573,9 +573,9 @@ class ProfilePanel(QWidget):
         """File > Export embeddings: a folder for the TensorBoard Projector's files."""
         if self.profiler is None:
             return
-        folder = QFileDialog.getExistingDirectory(self, "Export embeddings for the Projector")
-        if folder:
-            self.save_embeddings(folder)
+        folder = choose_folder(self, "Export embeddings for the Projector")
+        if folder is not None:
+            self.save_embeddings(str(folder))
 
     def save_embeddings(self, folder: str) -> None:
         profiler = self.profiler

@@ -23,7 +23,6 @@ from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -36,7 +35,6 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.errors import OutputFolderError
-from expert_gui.core.evaluation.calibration import index_for
 from expert_gui.core.evaluation.runs import write_run
 from expert_gui.core.evaluation.tables import label
 from expert_gui.core.paths import models_dir
@@ -52,6 +50,8 @@ from expert_gui.core.store.model_folders import (
 )
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.people_filter import PeopleFilterDialog
+from expert_gui.gui.prepared_rankers import NEEDS_MODEL, PreparedRankers
+from expert_gui.gui.save_dialogs import save_file
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BarDelegate,
@@ -68,17 +68,8 @@ TREC_TOPIC_ID = "query"
 SHOWN_DOCUMENTS = 50  # supporting documents listed per person (the title says how many exist)
 
 
-# The methods that answer before any model is trained, and the one chosen then.
-NEEDS_MODEL = ("auto", "loglinear", "ensemble")
+# The baseline chosen before any model is trained (the methods of NEEDS_MODEL come after).
 FIRST_BASELINE = "model1-d"  # the strongest baseline on DPDK's topics (docs/results)
-
-
-def build_ranker(method: str, model, collection):
-    """A ranker that needs the model's collection, over the index the model was calibrated with
-    (without a model: the whole collection). A worker builds it: it reads every document."""
-    if model is None:
-        return make_ranker(method, collection=collection)
-    return make_ranker(method, model=model, collection=index_for(model, collection))
 
 
 def score_bars(scores: np.ndarray) -> np.ndarray:
@@ -109,7 +100,10 @@ class WordCompleter(QCompleter):
         self.setMaxVisibleItems(12)
 
     def set_words(self, words: list[str]) -> None:
-        self.words.setStringList(words)
+        # the same words (a model retrained on the same collection) leave the list alone: a
+        # reset hides the open popup, and keys on their way to it are lost
+        if words != self.words.stringList():
+            self.words.setStringList(words)
 
     def splitPath(self, path: str) -> list[str]:
         last = path.split(" ")[-1]
@@ -170,13 +164,14 @@ class QueryPanel(QWidget):
         self.words_label.setTextFormat(Qt.TextFormat.RichText)
         self.words_label.linkActivated.connect(self._link)
 
-        # P(c|q) and its bar keep their width; ids and names share the rest, shortened with
-        # "…" when the panel is narrow, so every number and bar stays on screen.
+        # P(c|q) and its bar keep their width; names, then ids, take the rest, shortened with
+        # "…" when the panel is narrow (an id too short to read is hidden), so every number
+        # and bar stays on screen.
         bar_width = self.fontMetrics().horizontalAdvance("0") * 14
         self.results = make_table(["Rank", "Person", "Name", VALUE_HEADER, ""])
         self.results.setItemDelegateForColumn(4, BarDelegate(self.results))
         self.results_fitter = ColumnFitter(self.results, content=(0, 3), fixed={4: bar_width},
-                                           elastic=(1, 2))
+                                           elastic=(2, 1))  # the name before the id
         self.results.currentCellChanged.connect(lambda row, *_: self._explain(row))
         self.results.cellDoubleClicked.connect(
             lambda row, _c: self.state.profile_requested.emit(self.results.item(row, 1).text()))
@@ -227,11 +222,14 @@ class QueryPanel(QWidget):
 
         self._dropped = ""  # why the last model was closed, until another opens
         self._wanted_method = ""  # the user's method while a baseline stands in for it
-        # The rankers built for the open model and collection, by method: choosing a method
-        # again answers at once instead of indexing the collection again.
-        self._built: dict[tuple, object] = {}
+        # Every method's ranker for the open model and collection, prepared in the background
+        # as soon as they open: choosing a method answers at once.
+        self.rankers = PreparedRankers(state, self)
+        self.rankers.ready.connect(self._ranker_ready)
         self._training = False  # a run is training a model for this collection
         self._query_path = None  # the collection the query box's text was typed for
+        self._text_at_load = None  # the query box's text when a collection began to load
+        state.runner.started.connect(self._task_started)
         state.model_dropped.connect(self._model_dropped)
         state.model_changed.connect(self._model_changed)
         state.collection_changed.connect(self._collection_changed)
@@ -270,11 +268,18 @@ class QueryPanel(QWidget):
         if self.method_ranker is None and self.query_edit.text().strip():
             self.run_query()  # a ranker chosen before has ranked already (_method_ready)
 
+    def _task_started(self, slot: str) -> None:
+        if slot == "load":
+            self._text_at_load = self.query_edit.text()
+
     def _collection_changed(self, _collection) -> None:
-        # A query typed for another collection would be run on this one when its model opens.
+        # A query left from another collection would be run on this one when its model opens;
+        # one typed while this one loaded is for it (Ctrl+O, Ctrl+L, type: it is kept).
         if self.state.collection_path != self._query_path:
             self._query_path = self.state.collection_path
-            self.query_edit.clear()
+            if self.query_edit.text() == self._text_at_load or self._text_at_load is None:
+                self.query_edit.clear()
+        self._text_at_load = None
         self._model_changed(self.state.model)
 
     def _model_dropped(self, text: str) -> None:
@@ -385,31 +390,29 @@ class QueryPanel(QWidget):
             self.run_query()
 
     def _build_method_ranker(self) -> None:
-        """Build the chosen method's ranker in a worker (once per model and collection); until
-        it is ready, and for Log-linear, the log-linear model ranks (without a model, nothing:
-        the query waits for the stand-in baseline)."""
+        """The chosen method's ranker: prepared already (every method's is, in the background,
+        once per model and collection), or built now; until it is ready, and for Log-linear,
+        the log-linear model ranks (without a model, nothing: the query waits for the stand-in
+        baseline)."""
         self.method_ranker = None
         model, collection, method = self.state.model, self.state.collection, self.method()
+        self.rankers.prepare(method)
         if collection is None or method == "loglinear" or (model is None and
                                                             method in NEEDS_MODEL):
             return
-        built = self._built.get((method, id(model), id(collection)))
-        if built is not None:  # chosen before, for this model and collection
-            self._method_ready(built, method, model, collection)
-            return
-        self.state.runner.start(
-            "query-ranker", build_ranker, method, model, collection,
-            on_success=lambda r: self._method_ready(r, method, model, collection),
-            on_failure=lambda exc, tb: self.state.message.emit(
-                f"{label(method)} is not available: {exc}"))
+        built = self.rankers.get(method)
+        if built is not None:
+            self._method_ready(built, method)
+        else:
+            self.rankers.want(method)
 
-    def _method_ready(self, ranker, method, model, collection) -> None:
-        s = self.state
-        if (method, model, collection) != (self.method(), s.model, s.collection):
+    def _ranker_ready(self, method: str, ranker) -> None:
+        if method == self.method() and self.method_ranker is None:
+            self._method_ready(ranker, method)
+
+    def _method_ready(self, ranker, method: str) -> None:
+        if method != self.method():
             return  # built for a choice that has since changed
-        if not self._built or next(iter(self._built))[1:] != (id(model), id(collection)):
-            self._built = {}  # the rankers of another model or collection go
-        self._built[(method, id(model), id(collection))] = ranker
         self.method_ranker = ranker
         if self.query_edit.text().strip():
             self.run_query()
@@ -509,10 +512,13 @@ class QueryPanel(QWidget):
         if ranking.p_expert is not None:
             fit = ranking.extra.get("p_expert", {})
             return (f"{method} P(expert)",
-                    f"P(expert) by {method}: the probability that the person is one of the "
-                    "right people for this query, on the same scale for every query and "
-                    f"method (a logistic fit on the model's {fit.get('queries', 0):,} held-out "
-                    "documents)", ranking.p_expert[:len(people)].tolist(), True)
+                    f"P(expert) by {method}: {method}'s own estimate of the probability that "
+                    "the person is one of the right people for this query (a logistic fit of "
+                    f"its scores on the model's {fit.get('queries', 0):,} held-out documents), "
+                    "comparable across queries. Each method has its own fit: for one query two "
+                    "methods can be sure to very different degrees, so compare people within "
+                    "one method's list, not one method's numbers with another's.",
+                    ranking.p_expert[:len(people)].tolist(), True)
         if self.ranked_by == "loglinear" and ranking.probabilities is not None:
             return (f"{method} P(c|q)", "P(c|q) of the log-linear model (Eq. 2): shared "
                     "among the people, so not comparable across queries",
@@ -539,7 +545,7 @@ class QueryPanel(QWidget):
             bar.setToolTip(f"{header} = {value:.4g}")
             pid, name = self._person(ranking, person)
             text = f"{value:.4f}" if bars else f"{value:.4g}"
-            rows.append([rank, item(pid, tooltip=pid), item(name, tooltip=name),
+            rows.append([rank, item(pid, tooltip=pid), item(name, tooltip=f"{name} ({pid})"),
                          item(text, align_right=True, tooltip=tip), bar])
         self._clear_results()
         head = self.results.horizontalHeaderItem(3)
@@ -556,6 +562,9 @@ class QueryPanel(QWidget):
             self.results.blockSignals(True)  # explained once, below, not also by the signal
             self.results.selectRow(0)
             self.results.blockSignals(False)
+            # The people on screen before the first one's explanation is worked out (its
+            # evidence and supporting documents took a quarter of a typed query's time).
+            self.results.viewport().repaint()
             self._explain(0)
 
     def _person(self, ranking, person: int) -> tuple[str, str]:
@@ -637,10 +646,11 @@ class QueryPanel(QWidget):
     def export_ranking(self) -> None:
         if self.ranking is None or len(self.ranking) == 0:
             return
-        path, chosen = QFileDialog.getSaveFileName(
-            self, "Export ranking", "ranking.csv", "CSV (*.csv);;TREC run (*.run *.txt)")
-        if path:
-            self.save_ranking(Path(path), trec="TREC" in chosen or path.endswith(".run"))
+        chosen = save_file(self, "Export ranking", "ranking.csv",
+                           {"CSV (*.csv)": ".csv", "TREC run (*.run *.txt)": ".run"})
+        if chosen is not None:
+            path, kind = chosen
+            self.save_ranking(path, trec="TREC" in kind or path.suffix == ".run")
 
     def save_ranking(self, path: Path, *, trec: bool) -> None:
         """The ranking on screen, as listed (all of its people, not only those shown)."""

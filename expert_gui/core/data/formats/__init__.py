@@ -3,7 +3,8 @@
 Every format module has `NAME`, `looks_like(path)`, `sources(path, associations, people)` (the
 strings that identify its input for the cache) and `read(path, builder, *, associations, people,
 progress)`, which streams records into a `CollectionBuilder`. The bibliographic exports (BibTeX,
-RIS, tables, Web of Science, MEDLINE, PubMed XML, EndNote XML, CSL-JSON) also have
+RIS, tables, Web of Science, MEDLINE, PubMed XML, EndNote XML, CSL-JSON, EndNote and ADS tagged,
+RefWorks, Zotero RDF, OpenAlex, Crossref, Embase's one-field-a-row CSV) also have
 `read_records(path, bibliography, progress)`, which hands `Record`s to a `Bibliography`
 (bibliography.py): that merges duplicates and resolves people across one file or a folder of
 them (exports.py) before the builder sees them.
@@ -16,18 +17,24 @@ from types import ModuleType
 
 from expert_gui.core.data.formats import (
     bibtex,
+    crossref,
     csljson,
+    embase_rows,
     endnote_xml,
     exports,
     folder,
     gitlog,
     medline,
+    openalex,
     plaintext,
     pubmed_xml,
+    refer,
+    refworks,
     ris,
     table,
     trec,
     wos,
+    zotero_rdf,
 )
 from expert_gui.core.errors import CollectionError
 
@@ -36,7 +43,7 @@ from expert_gui.core.errors import CollectionError
 # finds its reader whatever its name.
 FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (
     folder, gitlog, trec, exports, bibtex, ris, wos, medline, pubmed_xml, endnote_xml, csljson,
-    table, plaintext)}
+    refer, refworks, zotero_rdf, openalex, crossref, embase_rows, table, plaintext)}
 
 
 def detect_format(path: Path) -> str:
@@ -48,7 +55,8 @@ def detect_format(path: Path) -> str:
             return name
     raise CollectionError(path, None, "cannot tell the collection format: expected a folder, a "
                                       "TREC file, an export (BibTeX, RIS, Web of Science, "
-                                      "PubMed, CSL-JSON, EndNote XML), a table (.csv, .tsv, "
+                                      "PubMed, CSL-JSON, EndNote XML or tagged, RefWorks, "
+                                      "Zotero RDF, OpenAlex, Crossref), a table (.csv, .tsv, "
                                       ".xlsx) with text and authors columns, or a git "
                                       "repository", cli_hint="--format " + "|".join(FORMATS))
 

@@ -13,6 +13,7 @@ key used twice) are both kept, the later as `key#2`, and reported.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from expert_gui.core.data.collection import CollectionBuilder
@@ -57,7 +58,8 @@ class Bibliography:
             text = max((records[i] for i in group), key=lambda r: sum(map(len, r.text)))
             authors = _with_copies_ids([records[i].authors for i in group])
             date = max((records[i].date for i in group), key=len)
-            occurrences = [people.add(a, first.file, first.line) for a in authors]
+            occurrences = [people.add(a, first.file, first.line, len(documents))
+                           for a in authors]
             documents.append((first, text.text, occurrences, date))
         person_ids, names = people.resolve()
         used: dict[str, Record] = {}
@@ -105,7 +107,7 @@ def _with_copies_ids(lists: list[list[Author]]) -> list[Author]:
     best = max(lists, key=score)
     if not any(a.ids for other in lists for a in other):
         return best
-    merged = [Author(a.name, a.ids, a.fixed) for a in best]
+    merged = [replace(a) for a in best]
     matcher = AuthorMatcher(merged)
     for other in lists:
         if other is best:

@@ -17,8 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
-from expert_gui.core.data.formats.reading import MAX_RECORD, UNREADABLE, Progress, TextFile
+from expert_gui.core.data.formats.reading import (
+    MAX_RECORD,
+    TICK_LINES,
+    UNREADABLE,
+    Progress,
+    TextFile,
+)
 from expert_gui.core.data.report import LoadReport
 
 # Accepted header names for each role, first match wins.
@@ -66,17 +73,19 @@ class _NumberedLines:
         self._lines = file.lines()
         self._back: list[tuple[int, str]] = []
         self.last = 0
+        self._tick = TICK_LINES
 
     def next(self) -> tuple[int, str] | None:
         if self._back:
             return self._back.pop()
-        text = next(self._lines, None)
-        if text is None:
+        item = next(self._lines, None)
+        if item is None:
             return None
-        self.last += 1
-        if self.last & 1023 == 0:
+        self.last = item[0]
+        if self.last >= self._tick:
             self._file.tick()
-        return self.last, text
+            self._tick = self.last + TICK_LINES
+        return item
 
     def push_back(self, lines: list[tuple[int, str]]) -> None:
         self._back.extend(reversed(lines))
@@ -91,8 +100,14 @@ def _records(lines: _NumberedLines, delimiter: str, path, report: LoadReport):
         if _QUOTE not in text:
             row = text.rstrip(_LINE_ENDS).split(delimiter)
         else:
-            row, taken = _quoted_record(number, text, lines, delimiter, width,
-                                        allow_span=number > single_line_until)
+            row, taken, too_long = _quoted_record(number, text, lines, delimiter, width,
+                                                  allow_span=number > single_line_until)
+            if too_long:
+                report.add("record-too-long", path, number,
+                           f"a quoted field runs from line {number} to line {taken} and holds "
+                           f"more than {MAX_RECORD:,} characters, the most a record may hold; "
+                           "not read (split the field, or check that its quotes close)")
+                continue
             if row is None:  # no valid quoting: the line as it stands, quotes as text
                 single_line_until = max(single_line_until, taken)
                 row = text.rstrip(_LINE_ENDS).split(delimiter)
@@ -116,17 +131,36 @@ def _records(lines: _NumberedLines, delimiter: str, path, report: LoadReport):
         yield number, row
 
 
-def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str,
-                   width: int | None, allow_span: bool) -> tuple[list[str] | None, int]:
-    """The fields of a record whose first line holds a quote, and the last line it took.
+class _Quoted(NamedTuple):
+    """What a record whose first line holds a quote is: its fields (None when its quoting is not
+    CSV quoting), the last line it took, and whether it was too long to read."""
 
-    None when its quoting is not valid CSV quoting (the lines it looked ahead at are pushed
-    back). A quoted field may run over several lines only when `allow_span`, and the record then
-    must not have more fields than the first record had.
+    fields: list[str] | None
+    last: int
+    too_long: bool = False
+
+
+def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str,
+                   width: int | None, allow_span: bool) -> _Quoted:
+    """A record whose first line holds a quote.
+
+    Its fields are None when its quoting is not valid CSV quoting (the lines it looked ahead at
+    are pushed back). A quoted field may run over several lines only when `allow_span`, and then
+    never runs through a line that on its own is a record of the first record's width (a title
+    opening with a quote must not swallow the records after it; the line where it closes is not
+    judged so, as it holds the rest of the record), and the record it makes must have that
+    width. A record that grows past MAX_RECORD characters over its lines is passed
+    over to the end of its quoted field, without being held, and reported too long.
     """
     fields: list[str] = []
     taken = [(number, text)]
+    through: list[bool] = []  # for each line the field runs through: whether it is a record
     size = len(text)  # a record spanning lines holds at most MAX_RECORD characters too
+
+    def not_quoting() -> _Quoted:
+        lines.push_back(taken[1:])
+        return _Quoted(None, taken[-1][0])
+
     pos = 0
     while True:
         if text.startswith(_QUOTE, pos):  # a quoted field
@@ -136,17 +170,18 @@ def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str
                 q = text.find(_QUOTE, pos)
                 if len(taken) > 1 and delimiter == "\t" and \
                         "\t" in (text[pos:] if q < 0 else text[pos:q]):
-                    lines.push_back(taken[1:])
-                    return None, taken[-1][0]
+                    return not_quoting()
                 if q < 0:  # runs on to the next line
+                    if size > MAX_RECORD:
+                        return _Quoted(None, _skip_quoted(lines, delimiter, taken[-1][0]), True)
                     parts.append(text[pos:])
-                    item = lines.next() if allow_span and size <= MAX_RECORD else None
+                    if len(taken) > 1 and text.strip():
+                        through.append(_is_record(text, width, delimiter))
+                    item = lines.next() if allow_span else None
+                    if item is not None:
+                        taken.append(item)
                     if item is None or (width is not None and len(fields) >= width):
-                        if item is not None:
-                            taken.append(item)
-                        lines.push_back(taken[1:])
-                        return None, taken[-1][0]
-                    taken.append(item)
+                        return not_quoting()
                     text, pos = item[1], 0
                     size += len(text)
                     continue
@@ -158,8 +193,7 @@ def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str
                     continue
                 if after == delimiter or after in ("", "\r", "\n"):
                     break
-                lines.push_back(taken[1:])
-                return None, taken[-1][0]
+                return not_quoting()
             fields.append("".join(parts))
             pos = q + 1
             if after != delimiter:
@@ -172,7 +206,42 @@ def _quoted_record(number: int, text: str, lines: _NumberedLines, delimiter: str
                 break
             fields.append(text[pos:end])
             pos = end + 1
-    if len(taken) > 1 and width is not None and len(fields) > width:
-        lines.push_back(taken[1:])
-        return None, taken[-1][0]
-    return fields, taken[-1][0]
+    if len(taken) > 1 and width is not None:
+        if not _is_record(fields, width):
+            return not_quoting()
+        if through and all(through) and _is_record(text, width, delimiter) and \
+                _is_record(taken[0][1], width, delimiter, at_least=True):
+            return not_quoting()  # records, each on its line, swallowed by a stray quote
+    return _Quoted(fields, taken[-1][0])
+
+
+def _is_record(fields: list[str] | str, width: int | None, delimiter: str = "",
+               at_least: bool = False) -> bool:
+    """Whether `fields` (or a line split at `delimiter`) are a record's: `width` of them (at
+    least `width` when `at_least`), or one more left empty by a delimiter ending the line."""
+    if width is None:
+        return False
+    if isinstance(fields, str):
+        n = fields.count(delimiter) + 1
+        trailing = fields.rstrip(_LINE_ENDS).endswith(delimiter)
+    else:
+        n, trailing = len(fields), not fields[-1]
+    n -= n == width + 1 and trailing
+    return n >= width if at_least else n == width
+
+
+def _skip_quoted(lines: _NumberedLines, delimiter: str, last: int) -> int:
+    """Pass over the lines of a quoted field that runs on from line `last`, holding none, to
+    the line where it closes (or the end of the file); that line's number."""
+    while (item := lines.next()) is not None:
+        last, text = item
+        pos = 0
+        while (q := text.find(_QUOTE, pos)) >= 0:
+            after = text[q + 1:q + 2]
+            if after == _QUOTE:
+                pos = q + 2
+            elif after == delimiter or after in ("", "\r", "\n"):
+                return last
+            else:
+                pos = q + 1
+    return last

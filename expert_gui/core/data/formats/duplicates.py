@@ -3,8 +3,12 @@ library holding a paper twice) becomes one document.
 
 Records are one paper when they share a DOI and their titles are alike; else a PMID (unless
 their DOIs differ); else the same title (folded, words only, at least three words) and year,
-unless their DOIs, PMIDs, first pages, volumes or full dates differ. Records that share a DOI
-or PMID but are told apart (different titles, different DOIs) are reported, as is every merge.
+unless their DOIs, PMIDs, first or last pages, volumes, full dates or journals differ, or their
+authors have no name in common (two book reviews titled "Robot Ethics 2.0" in one year, by
+other reviewers in other journals, are two papers). Journals differ when neither name
+abbreviates the other word by word ("J Appl Ecol" is "Journal of Applied Ecology"). Records
+that share a DOI, a PMID, or a title and year but are told apart are reported with the reason,
+as is every merge.
 """
 
 from __future__ import annotations
@@ -13,13 +17,20 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from expert_gui.core.data.formats.names import fold
+from expert_gui.core.data.formats.names import fold, name_key
 from expert_gui.core.data.formats.records import Record
 from expert_gui.core.data.report import LoadReport
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|2\d\d\d)\b")
 _FULL_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_FIRST_PAGE = re.compile(r"[A-Za-z]?\d+[A-Za-z]?")
+_PAGE = re.compile(r"[A-Za-z]?\d+[A-Za-z]?")
+# What tells two papers of one title and year apart, and how the report says so.
+_TOLD_APART = {"dois": "different DOIs", "pmids": "different PMIDs",
+               "pages": "different first pages", "last_pages": "different last pages",
+               "volumes": "different volumes", "days": "different dates"}
+_BY_IDS = frozenset({"different DOIs", "different PMIDs"})
+_JOURNAL_STOPWORDS = frozenset({"of", "the", "and", "for", "in", "on", "de", "la", "le", "der",
+                                "und", "et"})
 # Words of a title alike enough (Jaccard) for two records with one DOI to be one paper.
 SIMILAR_TITLES = 0.6
 MIN_TITLE_WORDS = 3
@@ -48,23 +59,49 @@ class _Facts:
     dois: set[str] = field(default_factory=set)
     pmids: set[str] = field(default_factory=set)
     pages: set[str] = field(default_factory=set)
+    last_pages: set[str] = field(default_factory=set)
     volumes: set[str] = field(default_factory=set)
     days: set[str] = field(default_factory=set)
+    journals: set[tuple[str, ...]] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)  # the authors' names' words
 
     @classmethod
     def of(cls, r: Record) -> _Facts:
-        page = _FIRST_PAGE.search(r.pages or "")
+        pages = [p.lower() for p in _PAGE.findall(r.pages or "")[:2]]
         day = _FULL_DATE.match(r.date or "")
-        return cls({r.doi} - {""}, {r.pmid} - {""}, {page.group().lower()} if page else set(),
-                   {r.volume.strip().lower()} - {""}, {day.group()} if day else set())
+        journal = journal_words(r.journal)
+        names = {w for a in r.authors if a.name is not None
+                 for w in (name_key(a.name)[0], *name_key(a.name)[1]) if len(w) > 1}
+        return cls({r.doi} - {""}, {r.pmid} - {""}, set(pages[:1]), set(pages[1:]),
+                   {r.volume.strip().lower()} - {""}, {day.group()} if day else set(),
+                   {journal} if journal else set(), names)
 
     def absorb(self, other: _Facts) -> None:
-        for name in ("dois", "pmids", "pages", "volumes", "days"):
+        for name in ("dois", "pmids", "pages", "last_pages", "volumes", "days", "journals",
+                     "names"):
             getattr(self, name).update(getattr(other, name))
 
 
 def _differ(a: set[str], b: set[str]) -> bool:
     return bool(a) and bool(b) and not a & b
+
+
+def journal_words(journal: str) -> tuple[str, ...]:
+    """A journal's name as its folded words, without "of", "the" ..."""
+    return tuple(w for w in re.findall(r"\w+", fold(journal or ""))
+                 if w not in _JOURNAL_STOPWORDS)
+
+
+def same_journal(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether one journal name abbreviates the other, word by word in order ("j appl ecol",
+    "journal applied ecology"; "plos one", "plos one")."""
+    short, long = sorted((a, b), key=len)
+    words = iter(long)
+    return all(any(w.startswith(s) for w in words) for s in short)
+
+
+def _journals_differ(a: set[tuple[str, ...]], b: set[tuple[str, ...]]) -> bool:
+    return bool(a) and bool(b) and not any(same_journal(x, y) for x in a for y in b)
 
 
 def merge_duplicates(records: list[Record], report: LoadReport) -> list[list[int]]:
@@ -100,8 +137,15 @@ def merge_duplicates(records: list[Record], report: LoadReport) -> list[list[int
 
     def title_apart(i: int, j: int) -> str:
         a, b = facts[find(i)], facts[find(j)]
-        return next((what for what in ("dois", "pmids", "pages", "volumes", "days")
-                     if _differ(getattr(a, what), getattr(b, what))), "")
+        what = next((what for what in _TOLD_APART if _differ(getattr(a, what), getattr(b, what))),
+                    "")
+        if what:
+            return _TOLD_APART[what]
+        if a.pages & b.pages and a.volumes & b.volumes:
+            return ""  # one volume and page: a journal renamed ("Zeitschrift für Kinderheilkunde")
+        if _journals_differ(a.journals, b.journals):
+            return "different journals"
+        return "no author in common" if _differ(a.names, b.names) else ""
 
     def title_key(i: int) -> str:
         year = _YEAR.search(records[i].date or "")
@@ -109,10 +153,12 @@ def merge_duplicates(records: list[Record], report: LoadReport) -> list[list[int
             return ""
         return f"{titles[i]}|{year.group()}"
 
-    rules: list[tuple[str, Callable[[int], str], Callable[[int, int], str], bool]] = [
-        ("same DOI", lambda i: records[i].doi, doi_apart, True),
-        ("same PMID", lambda i: records[i].pmid, pmid_apart, True),
-        ("same title and year", title_key, title_apart, False),
+    # Each rule's name, key, reason to keep two apart, and which reasons it reports: all, or
+    # (for a title) only those that are not two ids (two DOIs are two papers, nothing to show).
+    rules: list[tuple[str, Callable[[int], str], Callable[[int, int], str], str]] = [
+        ("same DOI", lambda i: records[i].doi, doi_apart, "ids"),
+        ("same PMID", lambda i: records[i].pmid, pmid_apart, "ids"),
+        ("same title and year", title_key, title_apart, "soft"),
     ]
     for why, key_of, apart, told in rules:
         seen: dict[str, list[int]] = {}
@@ -133,12 +179,14 @@ def merge_duplicates(records: list[Record], report: LoadReport) -> list[list[int
                 reasons.append((j, reason))
             else:
                 earlier.append(i)
-                if told and reasons:
-                    j, reason = reasons[0]
+                shown = [(j, r) for j, r in reasons if told == "ids" or r not in _BY_IDS]
+                if shown:
+                    j, reason = shown[0]
+                    shared = f"the {why.split()[1]} {key!r}" if "|" not in key \
+                        else f"its title and year ({key.split('|')[1]})"
                     report.add("kept-apart", records[i].file, records[i].line,
-                               f"{records[i].id!r} shares the {why.split()[1]} {key!r} with "
-                               f"{records[j].id!r} at {_place(records[j])}, but {reason}: "
-                               "kept as two documents")
+                               f"{records[i].id!r} shares {shared} with {records[j].id!r} at "
+                               f"{_place(records[j])}, but {reason}: kept as two documents")
     groups: dict[int, list[int]] = {}
     for i in range(n):
         groups.setdefault(find(i), []).append(i)

@@ -1,63 +1,62 @@
 """A folder of bibliographic exports, of any kinds mixed (several Web of Science downloads of
-one search, or its Web of Science, Scopus and PubMed exports): one collection, in which the
-same paper exported twice is one document (bibliography.py).
+one search, or its Web of Science, Scopus and PubMed exports, a sub-folder for each download or
+vendor): one collection, in which the same paper exported twice is one document
+(bibliography.py).
 
-The folder's own files are read, in name order, each by the reader its content calls for
-(sniff.py); files that are no export (a README, a PDF) and files that cannot be read are
-reported and passed over. A folder holding only one table is the table format's; a folder with
-an associations file is another format's.
+The folder's files and those of its sub-folders are read, folder by folder in name order, each
+by the reader its content calls for (sniff.py); files that are no export (a README, a PDF) and
+files that cannot be read are reported and passed over. A folder holding only one table, beside
+no other export, is the table format's; a folder with an associations file is another format's.
 """
 
 from __future__ import annotations
 
-from itertools import islice, takewhile
+from itertools import islice
 from pathlib import Path
 from types import ModuleType
 
 from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.formats import (
     bibtex,
+    crossref,
     csljson,
+    embase_rows,
     endnote_xml,
     medline,
+    openalex,
     pubmed_xml,
+    refer,
+    refworks,
     ris,
     table,
     wos,
+    zotero_rdf,
 )
 from expert_gui.core.data.formats.associations import companion
 from expert_gui.core.data.formats.bibliography import Bibliography
-from expert_gui.core.data.formats.reading import Progress, file_state, report_skipped, walk_files
-from expert_gui.core.data.formats.sniff import export_kind
+from expert_gui.core.data.formats.reading import Progress, file_state, report_skipped
+from expert_gui.core.data.formats.sniff import LOOKED_AT, kinds_in, only_table
 from expert_gui.core.errors import CollectionError
 
 NAME = "exports"
-READERS: dict[str, ModuleType] = {m.NAME: m for m in (wos, medline, pubmed_xml, endnote_xml,
-                                                       csljson, ris, bibtex, table)}
-# Files looked at to recognise such a folder (a large folder of text files is not walked).
-_LOOKED_AT = 64
+READERS: dict[str, ModuleType] = {m.NAME: m for m in (
+    wos, medline, pubmed_xml, endnote_xml, csljson, ris, bibtex, refer, refworks, zotero_rdf,
+    openalex, crossref, embase_rows, table)}
 
 
 def looks_like(path: Path) -> bool:
-    """A folder whose own files include exports: two or more, or one that is not a table, and
-    no associations file."""
+    """A folder whose files (its sub-folders' too) include exports: two or more, or one that is
+    not a table of the folder itself, and no associations file."""
     if not path.is_dir() or companion(path, "associations") is not None:
         return False
-    kinds = [k for _, k in islice(_files(path), _LOOKED_AT) if k is not None]
-    return len(kinds) > 1 or kinds[:1] not in ([], ["table"])
-
-
-def _files(folder: Path, skipped: list | None = None):
-    """(file, its export kind or None) for the folder's own files, in name order."""
-    for f in takewhile(lambda f: f.parent == folder, walk_files(folder, skipped)):
-        yield f, export_kind(f)
+    return only_table(path) is None and any(k for _, k in islice(kinds_in(path), LOOKED_AT))
 
 
 def exports(path: Path, skipped: list | None = None) -> list[tuple[Path, str]]:
     if not path.is_dir():
         raise CollectionError(path, None, "expected a folder of exports")
     found = []
-    for f, kind in _files(path, skipped):
+    for f, kind in kinds_in(path, skipped):
         if kind is None:
             if skipped is not None:
                 skipped.append((f, "not an export this program reads; not read"))

@@ -14,10 +14,10 @@ fields, optionally a `date` (or `year`, `timestamp`) and its people inline
 
 from __future__ import annotations
 
-import json
 from itertools import chain
 from pathlib import Path
 
+from expert_gui.core import schema
 from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.formats import table
 from expert_gui.core.data.formats.associations import companion, read_associations, read_people
@@ -168,8 +168,8 @@ def _read_jsonl(path: Path, builder: CollectionBuilder, progress: Progress) -> N
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except (ValueError, RecursionError):
+            record = schema.parse(raw)
+        except ValueError:
             record = None
         if not isinstance(record, dict):
             builder.report.add("malformed-record", path, line, "expected a JSON object")

@@ -69,6 +69,9 @@ def parse_name(text: str) -> Name | None:
         if len(parts) >= 3 and parts[1].lower() in _SUFFIXES:
             return name_from_parts(parts[0], " ".join(parts[2:]), parts[1])
         if parts[1].lower() in _SUFFIXES:
+            if " " in parts[0]:  # "David John Gagne, II": a whole name, then its suffix
+                whole = parse_name(parts[0])
+                return Name(whole.family, whole.given, parts[1]) if whole else None
             return name_from_parts(parts[0], "", parts[1])
         given = " ".join(parts[1:])
         if all(map(is_initials, parts[0].split())) and not all(map(is_initials, given.split())):
@@ -113,7 +116,11 @@ def name_from_parts(family: str, given: str = "", suffix: str = "") -> Name | No
 def split_names(cell: str, style: str = "names") -> list[str]:
     """The names of an authors cell: split on ';' or '|' ("names"), or, for "comma" (old Scopus
     "Rocle, N., Rey-Valette, H.", Publish or Perish "Q Yang, W Tobler", PubMed "Lai Z, Shi SY"),
-    on commas, where a piece of initials only belongs to the family name before it."""
+    on commas, where a piece of initials only belongs to the family name before it. A cell of
+    several lines (Ovid's, a blank line between two names) is split at its line breaks first:
+    no name runs over two lines."""
+    if "\n" in cell or "\r" in cell:
+        return [n for line in cell.splitlines() for n in split_names(line, style)]
     if style != "comma" or _LIST_SEPARATORS.search(cell):
         return [n.strip() for n in _LIST_SEPARATORS.split(cell) if n.strip()]
     out: list[str] = []
@@ -131,6 +138,84 @@ def split_names(cell: str, style: str = "names") -> list[str]:
             out.append(piece)
             joined = any(map(is_initials, words))
     return out
+
+
+def split_and(cell: str) -> list[str]:
+    """The names of a list joined by " and " (BibTeX's way, the ACM Digital Library's), split as
+    bibtexparser splits BibTeX's (an "and" inside braces is part of a name)."""
+    from bibtexparser.middlewares.names import split_multiple_persons_names
+
+    return [n.strip() for n in split_multiple_persons_names(cell) if n.strip()]
+
+
+# The start of a family name whose next letter is a capital ("McCarty", "MacKenzie"): in names
+# run together a capital after these is never the next name's.
+_INNER_CAPITAL = ("Mc", "Mac", "Fitz")
+# Words that are a family name of their own ("Xiaoqiang Di", "Suparna De", "Quang Tuan Le") but
+# also begin family names with an inner capital ("DiCaprio", "DeVito", "LePage"): a capital
+# after them is taken as the next name's, a guess.
+_AMBIGUOUS_START = frozenset({"De", "Di", "Du", "Da", "Le", "La", "Van", "Von", "Del", "Della",
+                              "Des", "Dos"})
+
+
+@dataclass
+class RunTogether:
+    """Names run together with no separator (SpringerLink's "Justice Opara-MartinsReza
+    SahandiFeng Tian"), split where a lower-case letter meets a capital, and what of that was
+    a guess."""
+
+    names: list[str]
+    splits: int  # places where the cell was cut
+    guesses: list[str]  # why each uncertain cut (or join) was made
+
+
+def split_run_together(cell: str) -> RunTogether:
+    """Split a list of "given family" names written without separators.
+
+    A name ends where a lower-case letter meets a capital ("MartinsReza"), except after "Mc",
+    "Mac" or "Fitz" ("McCarty"). Every name has a given and a family name, so a piece of one
+    word joins a neighbour: the next name at the start of the list ("DeRen Li"), the name before
+    at its end ("Kevin D. LePage"); in the middle, the name before when the cut came after "De",
+    "Le" ... ("LePage"), else the next one (a given name with a capital inside, "ZhenFeng
+    Wang"). A cut after "De", "Di", "Le" ... that stands, and every join in the middle, is a
+    guess: the same letters may be one name or two.
+    """
+    cell = " ".join(cell.split())
+    if not cell:
+        return RunTogether([], 0, [])
+    pieces: list[tuple[str, bool]] = []  # (text, whether the cut before it was after "De" ...)
+    begin, word, ambiguous = 0, 0, False
+    for i in range(1, len(cell)):
+        if cell[i - 1] == " ":
+            word = i
+        elif cell[i - 1].islower() and cell[i].isupper() and cell[word:i] not in _INNER_CAPITAL:
+            pieces.append((cell[begin:i].strip(), ambiguous))
+            begin, ambiguous = i, cell[word:i] in _AMBIGUOUS_START
+    pieces.append((cell[begin:].strip(), ambiguous))
+    names: list[str] = []
+    guesses: list[str] = []
+    pending = ""  # a one-word piece that begins the next name
+    for k, (piece, after_particle) in enumerate(pieces):
+        if " " in piece or len(pieces) == 1:
+            if after_particle and not pending:
+                guesses.append(f"{names[-1].rsplit(' ', 1)[-1] + piece.split(' ', 1)[0]!r} "
+                               "read as the end of one name and the start of the next")
+            names.append(pending + piece)
+            pending = ""
+        elif k == 0 or not names:
+            pending += piece
+        elif k == len(pieces) - 1:
+            names[-1] += piece
+        elif after_particle:
+            guesses.append(f"{names[-1].rsplit(' ', 1)[-1] + piece!r} read as one family name")
+            names[-1] += piece
+        else:
+            guesses.append(f"{piece!r} read as the start of the next name, not the end of "
+                           f"{names[-1]!r}")
+            pending += piece
+    if pending:
+        names.append(pending)
+    return RunTogether(names, len(names) - 1, guesses)
 
 
 def is_initials(word: str) -> bool:
@@ -177,7 +262,9 @@ def name_key(name: Name) -> tuple[str, tuple[str, ...], str]:
 def compatible(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
     """Whether given names `short` may abbreviate `full`: word by word, an initial matches a
     name with that first letter, a full name only itself ("W. R." and "Waldo R.", "W." and
-    "Waldo Rudolph")."""
+    "Waldo Rudolph"); every word of `short` has its match ("J. F." is not "Jun")."""
+    if len(short) > len(full):
+        return False
     for a, b in zip(short, full, strict=False):
         if len(a) == 1 or len(b) == 1:
             if a[0] != b[0]:

@@ -1,16 +1,20 @@
 """Who is who across a whole collection of records: name spellings and author ids -> people.
 
 1. Spellings with one key (names.py: "Tobler W." = "Tobler, W" = "W. Tobler") are one person.
-2. A spelling of initials only ("Tobler, W.", "Bruna, EM") joins the full spelling of its family
-   name that it abbreviates ("Tobler, Waldo R."), when the collection holds exactly one such;
-   two full spellings never merge, and a bare family name joins nothing. Each join is reported.
+2. A full spelling joins the one fuller spelling of its family and first name that extends it
+   ("Jedediah Brodie", "Jedediah F. Brodie") when the two share an affiliation or a co-author
+   (name_evidence.py); a spelling of initials only ("Tobler, W.", "Bruna, EM") joins the full
+   spelling of its family name that it abbreviates ("Tobler, Waldo R."), every initial used,
+   when the collection holds exactly one such; a bare family name joins nothing. Each join is
+   reported, and so is each pair kept apart that may be one person (likely duplicates).
 3. Author ids beat names: ids given together (a WoS author's ORCID and ResearcherID, or the ids
    of one author in two exports of one paper) are one person, and people with different ids are
    different people even with one name. A spelling without an id joins the person with an id
    who has that name, when there is exactly one; otherwise it stays apart, reported.
 
-A person with ids is called by the best of them (`orcid:`, `scopus:`, `rid:`); others by their
-fullest spelling in lower case ("waldo-r-tobler"). The display name is the fullest spelling.
+A person with ids is called by the best of them (`orcid:`, `scopus:`, `rid:`, `openalex:`);
+others by their fullest spelling in lower case ("waldo-r-tobler"). The display name is the
+fullest spelling.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from expert_gui.core.data.formats.name_evidence import LOOKED_AT, Evidence, near_families
 from expert_gui.core.data.formats.names import (
     Name,
     compatible,
@@ -30,17 +35,18 @@ from expert_gui.core.data.formats.names import (
 from expert_gui.core.data.formats.records import Author
 from expert_gui.core.data.report import LoadReport
 
-_ID_ORDER = ("orcid:", "scopus:", "rid:")
+_ID_ORDER = ("orcid:", "scopus:", "rid:", "openalex:")
 _NOT_LETTERS = re.compile(r"[\W_]+")
 
 
 @dataclass
 class Occurrence:
-    """One author of one document, and where the document was read."""
+    """One author of one document, where the document was read, and the document."""
 
     author: Author
     file: str
     line: int | None
+    doc: object = None
 
 
 class AuthorMatcher:
@@ -103,15 +109,22 @@ class People:
         self.report = report
         self._occurrences: list[Occurrence] = []
 
-    def add(self, author: Author, file: str, line: int | None) -> int:
-        self._occurrences.append(Occurrence(author, file, line))
+    def add(self, author: Author, file: str, line: int | None, doc: object = None) -> int:
+        """One author of one document (`doc`, by default its file and line)."""
+        self._occurrences.append(Occurrence(author, file, line,
+                                            (file, line) if doc is None else doc))
         return len(self._occurrences) - 1
 
     def resolve(self) -> tuple[list[str], dict[str, str]]:
         """Each occurrence's person id, in the order added, and each person's display name."""
         occ = self._occurrences
         keys = [name_key(o.author.name) if o.author.name is not None else None for o in occ]
-        canon = self._abbreviations(keys)
+        first: dict[tuple, int] = {}
+        for i, k in enumerate(keys):
+            if k is not None:
+                first.setdefault(k, i)
+        canon = self._variants(first, keys)
+        canon.update(self._abbreviations(first, canon))
         parent: dict[str, str] = {}
 
         def find(x: str) -> str:
@@ -149,31 +162,130 @@ class People:
                             "ambiguous-name", o.file, o.line,
                             f"«{o.author.name.display()}» has no author id and {len(owners)} "
                             "people with ids have this name; it is kept as another person")
-        return self._ids(groups)
+        person_ids, names = self._ids(groups)
+        self._report_namesakes(by_key, ambiguous, first, person_ids, keys)
+        return person_ids, names
 
-    def _abbreviations(self, keys: list) -> dict[tuple, tuple]:
-        """Each key of initials only -> the one full key of its family it abbreviates."""
-        full: dict[tuple[str, str], list[tuple]] = {}  # by family and first initial
-        first = {}
-        for i, k in enumerate(keys):
-            first.setdefault(k, i)
+    def _evidence(self, keys: list, wanted: set[tuple]) -> Evidence:
+        """The affiliations and co-authors of the names `wanted`, paper by paper (only theirs:
+        most names are never compared)."""
+        evidence = Evidence()
+        papers: dict[object, list[int]] = {}
+        touched: set[object] = set()
+        for i, o in enumerate(self._occurrences):
+            if keys[i] is not None:
+                papers.setdefault(o.doc, []).append(i)
+                if keys[i] in wanted:
+                    touched.add(o.doc)
+        for members in (papers[doc] for doc in touched):
+            authors = [self._occurrences[i].author for i in members]
+            evidence.add_document([keys[i] for i in members], [a.affiliations for a in authors],
+                                  [a.ids for a in authors])
+        return evidence
+
+    def _variants(self, first: dict[tuple, int], keys: list) -> dict[tuple, tuple]:
+        """Full spellings that a fuller one of the same first name extends ("Jedediah Brodie",
+        "Jedediah F. Brodie") -> that one, when it is the only one and the two share an
+        affiliation or a co-author; else both are kept and reported as likely one person.
+        Among at most LOOKED_AT spellings of one family and first name."""
+        groups: dict[tuple, list[tuple]] = {}
         for k in first:
-            if k is not None and any(len(w) > 1 for w in k[1]):
-                full.setdefault((k[0], k[1][0][0]), []).append(k)
+            if k[1] and len(k[1][0]) > 1:
+                groups.setdefault((k[0], k[1][0], k[2]), []).append(k)
+        compared = [g for g in groups.values() if 1 < len(g) <= LOOKED_AT]
+        evidence = self._evidence(keys, {k for g in compared for k in g})
         canon: dict[tuple, tuple] = {}
-        for i, k in enumerate(keys):
-            if k is None or k in canon or not k[1] or any(len(w) > 1 for w in k[1]):
-                continue
-            fits = [f for f in full.get((k[0], k[1][0]), ())
-                    if f[2] == k[2] and compatible(k[1], f[1])]
-            if len(fits) == 1:
-                canon[k] = fits[0]
-                o = self._occurrences[i]
-                longer = self._occurrences[first[fits[0]]].author.name
-                self.report.add("merged-names", o.file, o.line,
-                                f"«{o.author.name.display()}» taken as «{longer.display()}», "
-                                "the one fuller name of that family it abbreviates")
+        for group in compared:
+            for k in sorted(group, key=lambda k: (-len(k[1]), -_letters(k))):  # fullest first
+                fuller = {canon.get(f, f) for f in group if _extends(f, k)}
+                if not fuller:
+                    continue
+                shown = self._shown(first, k)
+                if len(fuller) > 1:
+                    self._likely(first[k], f"«{shown}» may be any of "
+                                 + ", ".join(f"«{self._shown(first, f)}»" for f in fuller))
+                    continue
+                target = fuller.pop()
+                if evidence.same_id(k, target):
+                    canon[k] = target  # one person by their ids already: nothing to report
+                    continue
+                shared = evidence.shared(k, target)
+                if shared is not None:
+                    canon[k] = target
+                    what, which = shared
+                    o = self._occurrences[first[k]]
+                    self.report.add("merged-names", o.file, o.line,
+                                    f"«{shown}» taken as «{self._shown(first, target)}», the one "
+                                    f"fuller name that extends it, with which it shares the "
+                                    f"{what} «{which if what == 'affiliation' else self._shown(first, which)}»")
+                else:
+                    self._likely(first[k], f"«{shown}» and «{self._shown(first, target)}» may "
+                                 "be one person (one more given name or initial; no affiliation "
+                                 "or co-author in common says so): kept apart")
         return canon
+
+    def _abbreviations(self, first: dict[tuple, int],
+                       canon: dict[tuple, tuple]) -> dict[tuple, tuple]:
+        """Each key of initials only -> the one full key of its family it abbreviates, every
+        initial used ("J. F. Wang" is not "Jun Wang")."""
+        full: dict[tuple[str, str], list[tuple]] = {}  # by family and first initial
+        for k in first:
+            if k not in canon and any(len(w) > 1 for w in k[1]):
+                full.setdefault((k[0], k[1][0][0]), []).append(k)
+        joined: dict[tuple, tuple] = {}
+        for k, i in first.items():
+            if not k[1] or any(len(w) > 1 for w in k[1]):
+                continue
+            same = [f for f in full.get((k[0], k[1][0]), ()) if f[2] == k[2]]
+            fits = [f for f in same if compatible(k[1], f[1])]
+            o = self._occurrences[i]
+            if len(fits) == 1:
+                joined[k] = fits[0]
+                self.report.add("merged-names", o.file, o.line,
+                                f"«{o.author.name.display()}» taken as "
+                                f"«{self._shown(first, fits[0])}», the one fuller name of that "
+                                "family it abbreviates")
+            elif fits:
+                self._likely(i, f"«{o.author.name.display()}» may be any of "
+                             + ", ".join(f"«{self._shown(first, f)}»" for f in fits[:5])
+                             + ("" if len(fits) <= 5 else f" or {len(fits) - 5} more")
+                             + ": kept apart")
+            else:
+                loose = [f for f in same if compatible(k[1][:len(f[1])], f[1])]
+                if loose:
+                    self._likely(i, f"«{o.author.name.display()}» has an initial that "
+                                 + " and ".join(f"«{self._shown(first, f)}»" for f in loose[:3])
+                                 + " lack" + ("s" if len(loose) == 1 else "")
+                                 + ": kept apart, perhaps one person")
+        return joined
+
+    def _report_namesakes(self, by_key: dict[tuple, set[str]], ambiguous: set[tuple],
+                          first: dict[tuple, int], person_ids: list[str], keys: list) -> None:
+        """People with ids kept apart by them under one name ("W.R. Tobler", two Scopus ids), and
+        people whose family names differ by a letter, given names alike ("Sarbunan", "Sarbuan"):
+        likely one person each, shown."""
+        for k, owners in by_key.items():
+            if len(owners) > 1 and k in first:
+                self._likely(first[k], f"«{self._shown(first, k)}» is {len(owners)} people by "
+                             f"their author ids ({', '.join(sorted(owners)[:5])}): kept apart; "
+                             "if one person, the database holds two ids for them")
+        named: dict[str, tuple] = {}
+        where: dict[str, int] = {}
+        for i, (pid, k) in enumerate(zip(person_ids, keys, strict=True)):
+            if k is not None:
+                named.setdefault(pid, k)
+                where.setdefault(pid, i)
+        for a, b in near_families(named):
+            self._likely(where[b], f"«{self._shown(first, named[a])}» and "
+                         f"«{self._shown(first, named[b])}» differ by one letter of the family "
+                         "name: kept apart, perhaps one person misspelt")
+
+    def _shown(self, first: dict[tuple, int], key: tuple) -> str:
+        return self._occurrences[first[key]].author.name.display()
+
+    def _likely(self, i: int, message: str) -> None:
+        o = self._occurrences[i]
+        self.report.add("likely-duplicate", o.file, o.line, message)
 
     def _ids(self, groups: list) -> tuple[list[str], dict[str, str]]:
         """Person ids and display names for the groups of occurrences."""
@@ -217,6 +329,17 @@ class People:
         return best or min(self._occurrences[idx[0]].author.ids, key=_id_rank)
 
 
+def _letters(key: tuple) -> int:
+    return sum(map(len, key[1]))
+
+
+def _extends(full: tuple, short: tuple) -> bool:
+    """Whether a key's given names say more than another's of one family that they agree with
+    ("Jedediah F." more than "Jedediah", "Jun Feng" more than "Jun F.")."""
+    return full != short and full[2] == short[2] and compatible(short[1], full[1]) and \
+        (len(full[1]), _letters(full)) > (len(short[1]), _letters(short))
+
+
 def _id_rank(author_id: str) -> tuple[int, str]:
     rank = next((i for i, p in enumerate(_ID_ORDER) if author_id.startswith(p)), len(_ID_ORDER))
     return rank, author_id
@@ -235,9 +358,16 @@ def author_id(kind: str, value: str) -> str:
     return f"{kind}:{value}" if value else ""
 
 
+_OVID_ORCID = re.compile(r"^(.*?);\s*ORCID:\s*(\S+)\s*$", re.IGNORECASE)
+
+
 def named_ids(value: str) -> list[tuple[Name | None, str]]:
     """Web of Science's lists of "Name/id" (OI, RI, ORCID-Numbers, ResearcherID-Numbers), one
-    entry per ';' (or per line): each name with its ORCID or ResearcherID."""
+    entry per ';' (or per line), and Ovid's ORCIDs ("Shan, Wei; ORCID: http://orcid.org/...",
+    one a line): each name with its ORCID or ResearcherID."""
+    if "ORCID:" in value.upper():
+        return [(parse_name(m.group(1)), author_id("orcid", m.group(2)))
+                for line in value.splitlines() if (m := _OVID_ORCID.match(line.strip()))]
     out = []
     for entry in value.split(";") if ";" in value else value.splitlines():
         name, slash, ident = " ".join(entry.split()).rpartition("/")
@@ -259,3 +389,39 @@ def attach_named_ids(authors: list[Author], pairs: list[tuple[Name | None, str]]
         elif ident not in authors[k].ids:
             authors[k].ids = (*authors[k].ids, ident)
     return unmatched
+
+
+# The start of an address and the authors it is theirs: WoS's "[Brodie, Jedediah F.; Hastings,
+# Alan] Univ Montana, ...", Embase's "(Zhang S.; Zhao Y.) The Affiliated ...", Ovid's "(Shan,
+# Wang) Department of ..." (family names, split on commas).
+_ADDRESSED = re.compile(r"(?:^|[;\n]|,\s)\s*[\[(]([^\[\]()]{1,2000})[\])]\s*")
+_EMAIL = re.compile(r"\S+@\S+")
+
+
+def named_affiliations(value: str, families: bool = False) -> list[tuple[Name, str]]:
+    """Each (author named, address) of an addresses cell whose addresses start with their
+    authors in brackets; `families`: the bracket lists family names, split on commas."""
+    found = list(_ADDRESSED.finditer(value))
+    out = []
+    for i, m in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(value)
+        address = value[m.end():end].strip(" ;,.\n")
+        if not address:
+            continue
+        names = m.group(1).split(";") if ";" in m.group(1) or not families \
+            else m.group(1).split(",")
+        for written in names:
+            name = parse_name(_EMAIL.sub("", written).strip(" ,"))
+            if name is not None:
+                out.append((name, address))
+    return out
+
+
+def attach_affiliations(authors: list[Author], pairs: list[tuple[Name, str]]) -> None:
+    """Give each address to the author its name names (unmatched names are passed over: an
+    address list may name a group or a person who is no author)."""
+    matcher = AuthorMatcher(authors)
+    for name, address in pairs:
+        k = matcher.match(name)
+        if k is not None and address not in authors[k].affiliations:
+            authors[k].affiliations = (*authors[k].affiliations, address)

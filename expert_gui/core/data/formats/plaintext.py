@@ -36,8 +36,13 @@ def input_files(path: Path, associations: Path | None, people: Path | None,
         raise CollectionError(path, None, "expected a folder of plain-text files")
     assoc = associations or companion(path, "associations")
     if assoc is None:
-        raise CollectionError(path, None, "expected an associations file (associations.tsv in "
-                                          "the folder)", cli_hint="--associations FILE")
+        raise CollectionError(path, None, "expected exports (Web of Science, Scopus, PubMed, "
+                                          "BibTeX, RIS, EndNote, Zotero, ...), a table of "
+                                          "publications or documents.tsv in the folder or its "
+                                          "sub-folders, or plain-text documents with an "
+                                          "associations file (associations.tsv) saying who wrote "
+                                          "each; found none of these",
+                              cli_hint="--associations FILE")
     people = people or companion(path, "people")
     docs = [f for f in walk_files(path, skipped) if f not in (assoc, people)]
     return docs, assoc, people

@@ -6,12 +6,17 @@ only `Authors` ("Tobler W., Yoo E.-H." or "Rocle, N., Rey-Valette, H.", comma-se
 `Author(s) ID` in the same order); Web of Science tab-delimited (two-letter tags: `AF` before
 `AU`) and its "Excel" export saved as CSV; Lens.org (`Author/s`); Publish or Perish
 ("Q Yang, W Tobler"); IEEE Xplore (`Document Title`); PubMed's CSV (`Authors` "Lai Z, Shi SY")
-and its legacy CSV (authors in `Description`). A preset's text columns that a file lacks are
-left out (Scopus exports may come without `Abstract` or `Author Keywords`).
+and its legacy CSV (authors in `Description`); Embase.com ("Zhang S., Zhao Y."); Ovid (names a
+line each in `AU`, ORCIDs in `AO`, after a copyright line); SpringerLink (names run together,
+"Justice Opara-MartinsReza Sahandi", split by names.split_run_together); the ACM Digital Library
+(names joined by " and ", HTML entities). A preset's text columns that a file lacks are left out
+(Scopus exports may come without `Abstract` or `Author Keywords`).
 
 Whatever the table, columns named for a DOI, PMID, first page or volume help find the same
-paper in another export, Scopus's `Author(s) ID` gives its authors' ids, and Web of Science's
-`OI`/`RI` (ORCIDs, ResearcherIDs) those of the authors they name.
+paper in another export (a journal's name, first and last pages tell two papers of one title
+apart), Scopus's `Author(s) ID` gives its authors' ids, and Web of Science's `OI`/`RI` (ORCIDs,
+ResearcherIDs) and Ovid's `AO` those of the authors they name. Names are read with their HTML
+entities decoded ("Sch&#246;lkopf").
 """
 
 from __future__ import annotations
@@ -20,12 +25,24 @@ import re
 from dataclasses import asdict, dataclass, replace
 
 from expert_gui.core.data.formats.delimited import DATE_COLUMNS, DOC_ID_COLUMNS, TEXT_COLUMNS
-from expert_gui.core.data.formats.names import parse_name, split_names
-from expert_gui.core.data.formats.people import attach_named_ids, author_id, named_ids
+from expert_gui.core.data.formats.names import (
+    parse_name,
+    split_and,
+    split_names,
+    split_run_together,
+)
+from expert_gui.core.data.formats.people import (
+    attach_affiliations,
+    attach_named_ids,
+    author_id,
+    named_affiliations,
+    named_ids,
+)
 from expert_gui.core.data.formats.records import (
     Author,
     Record,
     TextCleaner,
+    decode_entities,
     is_placeholder,
     normal_doi,
     normal_pmid,
@@ -33,17 +50,26 @@ from expert_gui.core.data.formats.records import (
 from expert_gui.core.data.report import LoadReport
 
 PEOPLE_COLUMNS = ("people", "authors", "author", "creators", "persons", "experts", "person_ids")
-# How a people column writes its people: names split on ; or |, names split on commas, Scopus's
-# "Name (author id)", or person ids as they are.
-PEOPLE_STYLES = ("names", "comma", "scopus", "ids")
+# How a people column writes its people, and how the app says so.
+PEOPLE_STYLES = {"names": "names, split on ; or | (or a line each)",
+                 "comma": "names, split on commas (Tobler W., Yoo E.-H.)",
+                 "scopus": "Scopus: name (author id)", "ids": "ids, split on ; or |",
+                 "and": "names joined by \"and\" (ACM, BibTeX)",
+                 "run-together": "names run together (SpringerLink: Ann SmithBo Li)"}
 # Header names (in lower case) of the columns that tell papers and authors apart.
-TITLE_COLUMNS = ("title", "ti", "document title", "article title")
-DOI_COLUMNS = ("doi", "di")
-PMID_COLUMNS = ("pmid", "pubmed id", "pubmed_id", "pm", "entrezuid")
-PAGE_COLUMNS = ("page start", "start page", "startpage", "bp", "pages", "first page")
-VOLUME_COLUMNS = ("volume", "vl")
+TITLE_COLUMNS = ("title", "ti", "document title", "article title", "item title")
+DOI_COLUMNS = ("doi", "di", "item doi", "do")
+PMID_COLUMNS = ("pmid", "pubmed id", "pubmed_id", "pm", "entrezuid", "medline pmid")
+PAGE_COLUMNS = ("page start", "start page", "startpage", "bp", "pages", "first page", "pg")
+LAST_PAGE_COLUMNS = ("page end", "end page", "endpage", "ep", "last page")
+VOLUME_COLUMNS = ("volume", "vl", "journal volume", "vo")
+JOURNAL_COLUMNS = ("source title", "publication title", "journal", "so", "booktitle",
+                   "secondary title", "journal title")
 SCOPUS_ID_COLUMNS = ("author(s) id",)
-NAMED_ID_COLUMNS = ("oi", "ri", "orcids", "researcher ids")
+NAMED_ID_COLUMNS = ("oi", "ri", "orcids", "researcher ids", "ao")
+# Addresses that start with their authors: WoS's "[Name; Name] Address", Embase's "(Name; Name)
+# Address", Ovid's "(Family, Family) Address".
+ADDRESS_COLUMNS = ("c1", "addresses", "author addresses", "in")
 _SCOPUS_NAME = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
 
 
@@ -65,7 +91,7 @@ class TableColumns:
         if not self.text:
             raise ValueError("a table needs at least one text column")
         if self.people_style not in PEOPLE_STYLES:
-            raise ValueError(f"people_style must be one of {PEOPLE_STYLES}")
+            raise ValueError(f"people_style must be one of {tuple(PEOPLE_STYLES)}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -97,6 +123,15 @@ PRESETS = {
                            preset="pubmed", date="Publication Year"),
     "pubmed-legacy": TableColumns(text=("Title",), people="Description", people_style="comma",
                                   id="EntrezUID", preset="pubmed-legacy"),
+    "embase": TableColumns(text=("Title", "Abstract", "Author Keywords"), people="Author Names",
+                           people_style="comma", id="PUI", preset="embase",
+                           date="Publication Year"),
+    "ovid": TableColumns(text=("TI", "AB", "KW"), people="AU", id="UI",
+                         preset="ovid", date="YR"),
+    "springer": TableColumns(text=("Item Title",), people="Authors", people_style="run-together",
+                             id="Item DOI", preset="springer", date="Publication Year"),
+    "acm": TableColumns(text=("title", "keywords"), people="author", people_style="and",
+                        id="id", preset="acm", date="year"),
 }
 # Header cells that only each export has: a header holding all of them is that export.
 _PRESET_MARKS = {
@@ -111,6 +146,10 @@ _PRESET_MARKS = {
     "ieee": ("Document Title", "Authors", "Author Affiliations"),
     "pubmed": ("PMID", "Title", "Authors", "Citation"),
     "pubmed-legacy": ("Title", "URL", "Description", "Details", "ShortDetails"),
+    "embase": ("Title", "Author Names"),
+    "ovid": ("VN", "DB", "UI", "TI", "AU"),
+    "springer": ("Item Title", "Item DOI", "Authors", "Content Type"),
+    "acm": ("type", "id", "author", "advisor", "article_no", "num_pages", "acronym"),
 }
 
 
@@ -175,12 +214,16 @@ class RowReader:
         self.fallback = index.get(columns.people_fallback or "")
         self.id = index[columns.id] if columns.id else None
         self.date = index[columns.date] if columns.date else None
-        self.doi, self.pmid, self.pages, self.volume, self.scopus_ids = (
-            at(n) for n in (DOI_COLUMNS, PMID_COLUMNS, PAGE_COLUMNS, VOLUME_COLUMNS,
-                            SCOPUS_ID_COLUMNS))
+        self.doi, self.pmid, self.pages, self.last_page, self.volume, self.journal, \
+            self.scopus_ids = (at(n) for n in (DOI_COLUMNS, PMID_COLUMNS, PAGE_COLUMNS,
+                                               LAST_PAGE_COLUMNS, VOLUME_COLUMNS,
+                                               JOURNAL_COLUMNS, SCOPUS_ID_COLUMNS))
         self.named_ids = [index[c] for c in cells if c.lower() in NAMED_ID_COLUMNS]
+        self.addresses = at(ADDRESS_COLUMNS)
+        self.families_only = self.addresses is not None and cells[self.addresses].lower() == "in"
         self.path, self.clean, self.report = path, clean, report
         self.stem = path.replace("\\", "/").rsplit("/", 1)[-1].split(".")[0]
+        self.run_together = [0, 0, 0, 0]  # lists, names, cuts, guesses (people run together)
 
     def record(self, line: int, row: list[str]) -> Record:
         row = row + [""] * (self.width - len(row))
@@ -197,12 +240,25 @@ class RowReader:
         def cell(k: int | None) -> str:
             return row[k] if k is not None else ""
 
+        pages = cell(self.pages)
+        if self.last_page is not None and cell(self.last_page).strip():
+            pages = f"{pages}-{cell(self.last_page).strip()}"
         return Record(
             file=self.path, line=line, id=doc_id,
             title=self.clean(row[self.title]) if self.title is not None else "",
             text=text, authors=self._authors(row, line), date="" if is_placeholder(date) else date,
             doi=normal_doi(cell(self.doi)), pmid=normal_pmid(cell(self.pmid)),
-            pages=cell(self.pages), volume=cell(self.volume))
+            pages=pages, volume=cell(self.volume), journal=self.clean(cell(self.journal)))
+
+    def finish(self) -> None:
+        """Report how names run together were split (SpringerLink's), once for the file."""
+        lists, names, cuts, guesses = self.run_together
+        if cuts:
+            self.report.add("name-repaired", self.path, None,
+                            f"{lists:,} author lists written run together (no separator) split "
+                            f"into {names:,} names at {cuts:,} places where a lower-case letter "
+                            f"meets a capital; {guesses:,} of these cuts and joins are guesses "
+                            f"(listed with their lines), so {1 - guesses / cuts:.1%} are certain")
 
     def _authors(self, row: list[str], line: int) -> list[Author]:
         if self.people is None:
@@ -210,8 +266,15 @@ class RowReader:
         cell = row[self.people]
         if not cell.strip() and self.fallback is not None:
             cell = row[self.fallback]
+        if "&" in cell:
+            cell = decode_entities(cell)
         style = self.columns.people_style
-        written = split_names(cell, "comma" if style == "comma" else "names")
+        if style == "run-together":
+            written = self._run_together(cell, line)
+        elif style == "and":
+            written = split_and(cell)
+        else:
+            written = split_names(cell, "comma" if style == "comma" else "names")
         if style == "ids":
             return [Author(None, fixed=w) for w in written]
         if style == "scopus":
@@ -233,12 +296,27 @@ class RowReader:
         authors = [Author(n, (author_id("scopus", i),) if i.isdigit() else ())
                    for n, i in zip(names, ids or [""] * len(names), strict=True)
                    if n is not None]
+        if self.addresses is not None and row[self.addresses].strip():
+            attach_affiliations(authors, named_affiliations(row[self.addresses],
+                                                            self.families_only))
         pairs = [p for k in self.named_ids if row[k].strip() for p in named_ids(row[k])]
         unmatched = attach_named_ids(authors, pairs) if pairs else []  # one matcher per row
         if unmatched:
             self.report.add("id-unmatched", self.path, line, "ids of people who are not among "
                             "the authors, not used: " + "; ".join(unmatched))
         return authors
+
+
+    def _run_together(self, cell: str, line: int) -> list[str]:
+        run = split_run_together(cell)
+        counts = self.run_together
+        counts[0] += bool(cell.strip())
+        counts[1] += len(run.names)
+        counts[2] += run.splits
+        counts[3] += len(run.guesses)
+        for guess in run.guesses:
+            self.report.add("name-repaired", self.path, line, f"a guess in {cell!r}: {guess}")
+        return run.names
 
 
 def _scopus_name(written: str) -> tuple[str, str]:

@@ -17,14 +17,16 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from expert_gui.core.data.inputs import content_hash, kind_of, open_regular
 from expert_gui.core.data.report import LoadReport
-from expert_gui.core.errors import CollectionError
+from expert_gui.core.errors import CollectionError, byte_size
 
 # Seconds between two progress events; the stop flag is asked as often.
 _EVENT_INTERVAL = 0.1
+# Lines read between two looks at the clock for a progress event.
+TICK_LINES = 1024
 
 # Decoding errors: U+FFFD in place of the bad bytes, counted per thread so a reader can tell
 # whether a file had any without looking at every line.
@@ -112,6 +114,14 @@ UNREADABLE = (OSError, EOFError, zlib.error)
 # not read, and never held in memory (a 2 GB line in a TSV is a broken file, not a document).
 MAX_RECORD = 1 << 24
 _SKIP = 1 << 20  # characters read at a time while passing over a line that is too long
+# The most a gzipped file may expand, times its size (or times 1 MiB, for a small file): text
+# compresses 3 to 10 times, so more is a compressed bomb (a 4 MB file of 10^9 empty lines) or
+# little but repetitions, which would take a time and memory its size does not announce.
+MAX_INFLATION = 100
+_INFLATION_FLOOR = 1 << 20
+# Empty lines in a row after which the rest of the run is passed over in bulk, a megabyte at a
+# time, instead of line by line: 10^9 of them took hours one at a time, and a few seconds so.
+_BLANK_RUN = 1024
 
 
 def encoding_of(head: bytes) -> str:
@@ -140,7 +150,7 @@ class TextFile:
 
     def __enter__(self) -> TextFile:
         self._raw = open_regular(self.path, CollectionError)
-        stream = gzip.GzipFile(fileobj=self._raw) if self.path.name.endswith(".gz") else self._raw
+        stream = inflated(self._raw, self.path) if self.path.name.endswith(".gz") else self._raw
         try:
             self._encoding = encoding_of(stream.peek(2)[:2])
         except UNREADABLE:
@@ -151,8 +161,9 @@ class TextFile:
         self._done = 0
         return self
 
-    def lines(self) -> Iterator[str]:
-        """The file's lines with their endings (see the class)."""
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """(line number from 1, text with its ending) for each of the file's lines (see the
+        class); a long run of empty lines comes as a few items, each of many line endings."""
         return _bounded_lines(self.text, self.path, self._report)
 
     def tick(self) -> None:
@@ -169,7 +180,10 @@ class TextFile:
                 self._report_bad_lines()
 
     def unreadable(self, line: int, exc: Exception) -> CollectionError:
-        """The error for a file that stops making sense at `line` (cut short, not gzip, ...)."""
+        """The error for a file that stops making sense at `line` (cut short, not gzip, ...),
+        or that expands past its bound there."""
+        if isinstance(exc, _Inflated):
+            return CollectionError(self.path, line, f"reading stopped here: {exc}")
         return CollectionError(self.path, line, f"expected a readable text file: {exc}")
 
     def _report_bad_lines(self) -> None:
@@ -180,10 +194,10 @@ class TextFile:
                                                               "replaced by U+FFFD")
             return
         with open_regular(self.path, CollectionError) as raw, \
-                (gzip.GzipFile(fileobj=raw) if self.path.name.endswith(".gz") else raw) as f:
+                (inflated(raw, self.path) if self.path.name.endswith(".gz") else raw) as f:
             text = io.TextIOWrapper(f, encoding="utf-8-sig", errors="surrogateescape",
                                     newline="")
-            for line_no, line in enumerate(_bounded_lines(text), 1):
+            for line_no, line in _bounded_lines(text):
                 bad = _ESCAPED.search(line)
                 if bad is not None:
                     self._report.add("invalid-utf8", self.path, line_no,
@@ -193,50 +207,164 @@ class TextFile:
 
 _ESCAPED = re.compile("[\udc80-\udcff]")
 _ENDS = ("\r\n", "\n", "\r")
+_LINE_END = re.compile("[\r\n]")
+_NOT_ENDING = re.compile("[^\r\n]")
+
+
+def inflated(raw: BinaryIO, path: Path) -> io.BufferedReader:
+    """The content of a gzipped file open as `raw`, which may expand at most MAX_INFLATION times
+    its size: past that, reading it raises an OSError that names the bound and the way round it
+    (`TextFile.unreadable` adds the line)."""
+    size = os.fstat(raw.fileno()).st_size
+    limit = MAX_INFLATION * max(size, _INFLATION_FLOOR)
+    return io.BufferedReader(_Inflation(gzip.GzipFile(fileobj=raw), path, size, limit))
+
+
+class _Inflated(OSError):
+    """A gzipped file that expanded past its bound; TextFile.unreadable names the line."""
+
+
+class _Inflation(io.RawIOBase):
+    """A gzip stream that raises once more than `limit` bytes came out of it."""
+
+    def __init__(self, stream: gzip.GzipFile, path: Path, size: int, limit: int):
+        super().__init__()
+        self._stream, self._path, self._size, self._limit = stream, path, size, limit
+        self._out = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self._stream.readinto(buffer)
+        self._out += n
+        if self._out > self._limit:
+            raise _Inflated(
+                f"expands to more than {byte_size(self._limit)} from "
+                f"{byte_size(self._size)}, over {MAX_INFLATION} times its size, the most a "
+                "compressed text file may (text compresses 3 to 10 times): a compressed bomb, "
+                "or a file of little but repetitions; decompress it yourself (gunzip) and open "
+                "the text if it is meant")
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            self._stream.close()
+        super().close()
+
+
+class _Ahead:
+    """A text stream with what was read ahead of its lines put back in front of it."""
+
+    def __init__(self, text: io.TextIOWrapper):
+        self._text = text
+        self._ahead = ""
+
+    def read(self, n: int) -> str:
+        if not self._ahead:
+            return self._text.read(n)
+        out, self._ahead = self._ahead[:n], self._ahead[n:]
+        return out
+
+    def put_back(self, text: str) -> None:
+        self._ahead = text + self._ahead
+
+    def readline(self, limit: int) -> str:
+        """A line with its ending (at \n, \r\n or \r), of at most `limit` characters."""
+        if not self._ahead:
+            return self._text.readline(limit)
+        m = _LINE_END.search(self._ahead, 0, limit)
+        if m is None:
+            if len(self._ahead) >= limit:
+                return self.read(limit)
+            head, self._ahead = self._ahead, ""
+            return head + self._text.readline(limit - len(head))
+        end = m.end()
+        if self._ahead[m.start()] == "\r":
+            if end == len(self._ahead):  # a "\n" may follow in the stream
+                self._ahead += self._text.read(1)
+            if self._ahead.startswith("\n", end):
+                end += 1
+        return self.read(end)
 
 
 def _bounded_lines(text: io.TextIOWrapper, path: Path | None = None,
-                   report: LoadReport | None = None) -> Iterator[str]:
-    """Lines of a text stream, each with its ending; one of more than MAX_RECORD characters is
-    passed over without being held, reported (when `report` is given) and given as "\\n", so
-    the lines after it keep their numbers."""
-    carry = ""  # the first character of a line, read while looking for a "\\n" after a "\\r"
+                   report: LoadReport | None = None) -> Iterator[tuple[int, str]]:
+    """(line number, line with its ending) of a text stream. A line of more than MAX_RECORD
+    characters is passed over without being held, reported (when `report` is given) and given
+    as "\n"; after _BLANK_RUN empty lines in a row, the rest of the run comes as items of up to
+    a megabyte of line endings, numbered by their first line."""
+    source = _Ahead(text)
     number = 0
+    blanks = 0  # empty lines in a row
     while True:
-        line = carry + text.readline(MAX_RECORD + 2 - len(carry))
-        carry = ""
+        if blanks >= _BLANK_RUN:
+            run, lines = _blank_run(source)
+            if run:
+                yield number + 1, run
+                number += lines
+                continue
+            blanks = 0
+        line = source.readline(MAX_RECORD + 2)
         if not line:
             return
         number += 1
         if len(line) <= MAX_RECORD:  # short whatever its ending: the common case, kept cheap
-            yield line
+            blanks = blanks + 1 if line[0] in "\r\n" else 0
+            yield number, line
             continue
+        blanks = 0
         end = next((e for e in _ENDS if line.endswith(e)), "")
         if len(line) - len(end) <= MAX_RECORD:
-            yield line
+            yield number, line
             continue
         while not line.endswith("\n") and line:
             if line.endswith("\r"):  # the line's end, unless a "\n" follows
-                carry = text.read(1)
-                carry = "" if carry == "\n" else carry
+                after = source.read(1)
+                if after != "\n":
+                    source.put_back(after)
                 break
-            line = text.readline(_SKIP)
+            line = source.readline(_SKIP)
         if report is not None:
             report.add("record-too-long", path, number,
                        f"a line of more than {MAX_RECORD:,} characters, the most a record may "
                        "hold; not read")
-        yield "\n"
+        yield number, "\n"
+
+
+def _blank_run(source: _Ahead) -> tuple[str, int]:
+    """The line endings that come next, up to a megabyte of them, and how many lines they end
+    (("", 0) when a line of text comes next); a "\r\n" is never cut in two. Counted, not
+    matched: a run of "\n" (the common one) is one pass of str.count."""
+    run = source.read(_SKIP)
+    newlines = run.count("\n")
+    if newlines == len(run):
+        return run, newlines
+    text = _NOT_ENDING.search(run)
+    if text is not None:
+        source.put_back(run[text.start():])
+        run = run[:text.start()]
+    elif run.endswith("\r"):
+        after = source.read(1)
+        if after == "\n":
+            run += after
+        else:
+            source.put_back(after)
+    return run, run.count("\n") + run.count("\r") - run.count("\r\n")
 
 
 def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, str]]:
-    """(line number from 1, text with its line ending) for a plain or gzipped text file."""
+    """(line number from 1, text with its line ending) for a plain or gzipped text file (see
+    `TextFile.lines`)."""
     with TextFile(path, report, progress) as f:
         line_no = 0
+        tick = TICK_LINES
         try:
-            for line_no, text in enumerate(f.lines(), 1):  # noqa: B007 - line_no used below
+            for line_no, text in f.lines():  # noqa: B007 - line_no used below
                 yield line_no, text
-                if line_no & 1023 == 0:
+                if line_no >= tick:
                     f.tick()
+                    tick = line_no + TICK_LINES
         except UNREADABLE as exc:
             raise f.unreadable(line_no + 1, exc) from exc
 
@@ -298,7 +426,11 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
             if name.startswith("."):
                 note(path, "hidden file; not read")
                 continue
-            target = outside(root, path)
+            try:
+                target = outside(root, path)
+            except OSError as exc:  # a link this user may not follow (/proc/1/cwd)
+                note(path, f"a link that cannot be followed ({exc.strerror or exc}); not read")
+                continue
             if target is not None:
                 note(path, f"a link to {target}, outside the collection's folder; not read")
                 continue
@@ -325,7 +457,12 @@ def outside(root: Path, path: Path) -> Path | None:
 def refuse_link_out(folder: Path, path: Path, cli_hint: str = "") -> None:
     """Raise CollectionError when `path`, a file a collection's folder names by its name, is a
     link out of the folder (the walk skips those; a file found by name cannot be skipped)."""
-    target = outside(folder.resolve(), path)
+    try:
+        target = outside(folder.resolve(), path)
+    except OSError as exc:
+        raise CollectionError(path, None, f"a link that cannot be followed "
+                                          f"({exc.strerror or exc}); not read",
+                              cli_hint=cli_hint) from exc
     if target is not None:
         raise CollectionError(path, None, f"a link to {target}, outside the collection's folder; "
                                           "not read", cli_hint=cli_hint)

@@ -22,8 +22,10 @@ _PLACEHOLDER = re.compile(r"\[\s*no\b[^\]]*\bavailable\s*\]\.?|n/?a|null|\{na\}|
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _INLINE_TAGS = ("i", "b", "u", "em", "strong", "sup", "sub", "sc", "bold", "italic", "inf",
                 "br", "p", "span", "a", "yen", "scp", "tt", "small", "big", "ovl", "uline")
-_TAG = re.compile(r"</?(?:" + "|".join(_INLINE_TAGS) + r"|mml:[a-z]+)(?:\s[^<>]{0,200})?/?>",
-                  re.IGNORECASE)
+_TAG = re.compile(r"</?(?:" + "|".join(_INLINE_TAGS) + r"|mml:[a-z]+|jats:[a-z\-]+)"
+                  r"(?:\s[^<>]{0,200})?/?>", re.IGNORECASE)
+# Tags that end a block of text (a paragraph, JATS's title of an abstract): a space, not nothing.
+_BLOCK_TAG = re.compile(r"</?(?:p|br|jats:[a-z\-]+)\b", re.IGNORECASE)
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
 
@@ -37,6 +39,7 @@ class Author:
     name: Name | None
     ids: tuple[str, ...] = ()
     fixed: str = ""
+    affiliations: tuple[str, ...] = ()
 
 
 @dataclass
@@ -56,6 +59,7 @@ class Record:
     pmid: str = ""
     pages: str = ""
     volume: str = ""
+    journal: str = ""
 
 
 class TextCleaner:
@@ -72,14 +76,23 @@ class TextCleaner:
             self.placeholders[text] = self.placeholders.get(text, 0) + 1
             return ""
         if "&" in text:
-            text = _ENTITY.sub(lambda m: html.unescape(m.group()), text)
+            text = decode_entities(text)
         if "<" in text:
-            text = _TAG.sub("", text)
+            text = _TAG.sub(_tag_gap, text)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if "  " in text or "\t" in text or "\u00a0" in text:
             text = _SPACES.sub(" ", text)
         return text.strip()
+
+
+def _tag_gap(tag: re.Match) -> str:
+    return " " if _BLOCK_TAG.match(tag.group()) else ""
+
+
+def decode_entities(text: str) -> str:
+    """HTML entities decoded ("&#246;", "&amp;"); a lone "&" stays."""
+    return _ENTITY.sub(lambda m: html.unescape(m.group()), text)
 
 
 def is_placeholder(value: str) -> bool:
@@ -100,5 +113,6 @@ def line_id(path: str | PurePath, line: int) -> str:
 
 
 def normal_pmid(value: str) -> str:
-    value = (value or "").strip()
-    return value if value.isdigit() and value != "0" else ""
+    """A PMID, read from the start of a value ("34101365 [http://www.ncbi...]", Ovid's)."""
+    value = (value or "").strip().split(" ", 1)[0]
+    return value if value.isdigit() and value.strip("0") else ""

@@ -1,20 +1,25 @@
 """Which export a file is, told by its first kilobytes: `savedrecs.txt` may be Web of Science
-plain text or tab-delimited, `.xml` PubMed or EndNote, `.json` CSL-JSON. The byte-order mark
-comes first (UTF-8, UTF-16 in either order), then blank lines are skipped.
+plain text or tab-delimited, EndNote or RefWorks tagged, `.xml` PubMed or EndNote, `.rdf` Zotero,
+`.json` CSL-JSON, OpenAlex or Crossref, `.csv` a table or Embase's one-field-a-row layout. The
+byte-order mark comes first (UTF-8, UTF-16 in either order), then blank lines are skipped.
 """
 
 from __future__ import annotations
 
 import csv
 import re
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 from expert_gui.core.data.formats.presets import detect_columns
-from expert_gui.core.data.formats.reading import encoding_of
+from expert_gui.core.data.formats.reading import encoding_of, walk_files
 from expert_gui.core.data.inputs import read_regular
 from expert_gui.core.errors import CollectionError
 
 HEAD_BYTES = 8192
+# Files looked at to tell what a folder holds (a large folder of text files is not walked).
+LOOKED_AT = 64
 TABLE_SUFFIXES = (".csv", ".tsv", ".xlsx", ".csv.gz", ".tsv.gz")
 _WOS_FIRST = re.compile(r"(?:FN|VR) \S|PT [A-Z]\b")
 _WOS_TAG = re.compile(r"^(?:AU|AF|TI|UT|PT) ", re.MULTILINE)
@@ -22,6 +27,30 @@ _XML_ROOT = re.compile(r"\s*<([A-Za-z_][\w.:\-]*)")
 _XML_SKIP = re.compile(r"\s*(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>\[]*(?:\[.*?\])?\s*>)", re.S)
 _CSL_KEY = re.compile(r'"(?:type|title|author|issued|citation-key)"\s*:')
 _BIBTEX_ENTRY = re.compile(r"^\s*@\w+\s*[{(]", re.MULTILINE)
+# EndNote's (%0 first) or ADS's (%R first) tagged records: a tag line, and a title or an author.
+_REFER_FIRST = re.compile(r"%[0R] \S")
+_REFER_TAG = re.compile(r"^%[TA] \S", re.MULTILINE)
+_REFWORKS_TAG = re.compile(r"^(?:A1|T1) ", re.MULTILINE)
+_OPENALEX = re.compile(r'"(?:id|author)"\s*:\s*"https://openalex\.org/[WA]\d')
+_CROSSREF = re.compile(r'"message-type"\s*:\s*"work(?:-list)?"')
+_RDF_ROOT = re.compile(r"[\w.\-]+:RDF\b|RDF\b")
+_ZOTERO_NS = ("http://www.zotero.org/namespaces/export#", "http://purl.org/net/biblio#")
+
+
+def kinds_in(folder: Path, skipped: list | None = None) -> Iterator[tuple[Path, str | None]]:
+    """(file, its export kind or None) for the files of a folder and its sub-folders, lazily,
+    folder by folder in name order."""
+    for f in walk_files(folder, skipped):
+        yield f, export_kind(f)
+
+
+def only_table(folder: Path) -> Path | None:
+    """The table a folder opens as: its one table file, when the first `LOOKED_AT` files of the
+    folder and its sub-folders hold no other export."""
+    found = [(f, k) for f, k in islice(kinds_in(folder), LOOKED_AT) if k is not None]
+    if len(found) == 1 and found[0][1] == "table" and found[0][0].parent == folder:
+        return found[0][0]
+    return None
 
 
 def head_text(path: Path, size: int = HEAD_BYTES) -> str:
@@ -34,10 +63,14 @@ def head_text(path: Path, size: int = HEAD_BYTES) -> str:
 
 
 def export_kind(path: Path) -> str | None:
-    """'wos', 'medline', 'pubmed-xml', 'endnote-xml', 'csl-json', 'ris', 'bibtex' or 'table'
-    (a known export's table, or any .csv, .tsv or .xlsx file); None for anything else."""
+    """'wos', 'medline', 'pubmed-xml', 'endnote-xml', 'zotero-rdf', 'csl-json', 'openalex',
+    'crossref', 'ris', 'bibtex', 'refer' (EndNote or ADS tagged), 'refworks', 'embase-rows' or
+    'table' (a known export's table, or any other .csv, .tsv or .xlsx file); None for anything
+    else."""
     name = path.name.lower()
     if name.endswith(TABLE_SUFFIXES):
+        if name.endswith(".csv") and _is_embase_rows(head_text(path)):
+            return "embase-rows"
         return "table"
     if name.endswith(".bib"):
         return "bibtex"
@@ -52,10 +85,16 @@ def export_kind(path: Path) -> str | None:
         return "medline"
     if s.startswith("<"):
         return _xml_kind(s)
-    if s.startswith("[") and s[1:].lstrip().startswith("{") and _CSL_KEY.search(s):
-        return "csl-json"
+    if s.startswith("{") or s.startswith("["):
+        kind = _json_kind(s)
+        if kind is not None:
+            return kind
     if first.startswith("TY  -"):
         return "ris"
+    if _REFER_FIRST.match(first) and _REFER_TAG.search(s):
+        return "refer"
+    if first.startswith("RT ") and _REFWORKS_TAG.search(s):
+        return "refworks"
     if s.startswith("@") or _BIBTEX_ENTRY.search(text):
         return "bibtex"
     if "\t" in first and _is_export_header(first):
@@ -76,7 +115,41 @@ def _xml_kind(text: str) -> str | None:
         return "pubmed-xml"
     if root.group(1) == "xml" and "<records" in text:
         return "endnote-xml"
+    if _RDF_ROOT.fullmatch(root.group(1)) and any(ns in text for ns in _ZOTERO_NS):
+        return "zotero-rdf"
     return None
+
+
+def _json_kind(text: str) -> str | None:
+    """OpenAlex (a page of works, a work, a list of works), Crossref (a work or a list of
+    them, as its REST API gives them), else CSL-JSON (an array of items)."""
+    if _CROSSREF.search(text):
+        return "crossref"
+    if _OPENALEX.search(text):
+        return "openalex"
+    if text.startswith("[") and text[1:].lstrip().startswith("{") and _CSL_KEY.search(text):
+        return "csl-json"
+    return None
+
+
+# The fields of Embase's CSV with one field a row ("TITLE","..."): the labels of its columns
+# layout (presets.py's "embase"), in upper case.
+EMBASE_LABELS = frozenset({
+    "TITLE", "ORIGINAL TITLE", "AUTHOR NAMES", "AUTHOR ADDRESSES", "CORRESPONDENCE ADDRESS",
+    "EDITORS", "SOURCE", "SOURCE TITLE", "PUBLICATION YEAR", "VOLUME", "ISSUE", "FIRST PAGE",
+    "LAST PAGE", "DATE OF PUBLICATION", "PUBLICATION TYPE", "ABSTRACT", "AUTHOR KEYWORDS",
+    "EMTREE DRUG INDEX TERMS", "EMTREE MEDICAL INDEX TERMS", "EMBASE ACCESSION ID",
+    "MEDLINE PMID", "PUI", "DOI", "FULL TEXT LINK", "EMBASE LINK", "ISSN", "ARTICLE LANGUAGE",
+    "COPYRIGHT"})
+
+
+def _is_embase_rows(text: str) -> bool:
+    """The first two rows of a CSV each start with one of Embase's field labels, the first
+    being its title."""
+    rows = [r for r in csv.reader(text.splitlines()[:64]) if r and any(c.strip() for c in r)]
+    labels = [r[0].strip().upper() for r in rows[:2]]
+    return len(labels) == 2 and labels[0] == "TITLE" and labels[1] in EMBASE_LABELS \
+        and len(rows[0]) <= 3
 
 
 def _is_export_header(line: str) -> bool:

@@ -16,9 +16,9 @@ with the columns it has and the options that name them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from itertools import islice, takewhile
+from itertools import chain, islice
 from pathlib import Path
 
 from expert_gui.core.data.collection import CollectionBuilder
@@ -30,14 +30,16 @@ from expert_gui.core.data.formats.presets import (
     TableColumns,
     detect_columns,
 )
-from expert_gui.core.data.formats.reading import Progress, file_state, walk_files
-from expert_gui.core.data.formats.sniff import TABLE_SUFFIXES, export_kind
-from expert_gui.core.data.inputs import open_regular
+from expert_gui.core.data.formats.reading import Progress, file_state
+from expert_gui.core.data.formats.sniff import TABLE_SUFFIXES, export_kind, only_table
+from expert_gui.core.data.formats.xlsx import sheet_rows
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError
 
 NAME = "table"
 PREVIEW_ROWS = 20
+# Rows looked at after a first row that is no header, for the header (Ovid's copyright line).
+_PREAMBLE_ROWS = 4
 # Header cells named in an error about unrecognised columns.
 _SHOWN_COLUMNS = 30
 
@@ -52,14 +54,15 @@ class TablePreview:
 
 
 def is_table_file(path: Path) -> bool:
-    return path.name.lower().endswith(TABLE_SUFFIXES)
+    """A .csv, .tsv or .xlsx file that is a table (not Embase's one-field-a-row CSV)."""
+    return path.name.lower().endswith(TABLE_SUFFIXES) and export_kind(path) == "table"
 
 
 def looks_like(path: Path) -> bool:
     """A table file (by its name, or a known export's header), or a folder holding exactly one
     table file whose header fits."""
     if not path.is_dir():
-        return is_table_file(path) or export_kind(path) == "table"
+        return export_kind(path) == "table"
     table = table_file(path)
     if table is None:
         return False
@@ -70,13 +73,9 @@ def looks_like(path: Path) -> bool:
 
 
 def table_file(path: Path) -> Path | None:
-    """The table file a path opens as: itself, or the only table file of a folder."""
-    if not path.is_dir():
-        return path
-    # walk_files yields the folder's own files first: stop there, not after walking the tree
-    top = takewhile(lambda f: f.parent == path, walk_files(path))
-    found = [f for f in top if is_table_file(f)]
-    return found[0] if len(found) == 1 else None
+    """The table file a path opens as: itself, or the only table file of a folder that holds
+    no other export (its sub-folders' included: those are a folder of exports)."""
+    return only_table(path) if path.is_dir() else path
 
 
 def sources(path: Path, associations: Path | None, people: Path | None,
@@ -101,11 +100,27 @@ def preview(path: Path, rows: int = PREVIEW_ROWS) -> TablePreview:
     """The header, the first `rows` rows and the detected columns; for the GUI's preview."""
     records = _records(table_file(path) or path, LoadReport(), Progress())
     try:
-        _, header = next(records, (0, []))
-        shown = [row for _, row in islice(records, rows)]
+        head, _, rest = _header(records, lambda row: detect_columns(row) is not None)
+        shown = [row for _, row in islice(rest, rows)]
     finally:
         records.close()
+    header = head[1] if head else []
     return TablePreview(header, shown, detect_columns(header))
+
+
+def _header(records: Iterator[tuple[int, list[str]]], fits: Callable[[list[str]], bool]):
+    """The header row (line, cells; None for an empty table), the lines before it, and the rows
+    after it: the first row, unless it does not `fit` and one of the next few rows does (Ovid
+    writes a copyright line before its header)."""
+    first = next(records, None)
+    if first is None or fits(first[1]):
+        return first, [], records
+    seen = [first]
+    for item in islice(records, _PREAMBLE_ROWS):
+        if fits(item[1]):
+            return item, [line for line, _ in seen], records
+        seen.append(item)
+    return first, [], chain(seen[1:], records)
 
 
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
@@ -121,14 +136,22 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress,
                  columns: TableColumns | None = None) -> None:
     records = _records(path, bibliography.report, progress)
     try:
-        first = next(records, None)
+        if columns is None:
+            fits = lambda row: detect_columns(row) is not None  # noqa: E731
+        else:
+            fits = lambda row: columns.people in {c.strip() for c in row}  # noqa: E731
+        first, before, rest = _header(records, fits)
         if first is None:
             raise CollectionError(path, None, "expected a header row; the table is empty")
         line, header = first
         columns = columns or detect_columns(header)
         if columns is None:
             raise _unrecognised(path, line, header)
-        rows_into(records, header, columns, path, line, bibliography)
+        if before:
+            bibliography.report.add("preamble", path, before[0],
+                                    f"{len(before)} line(s) before the header (line {line}), "
+                                    "such as a copyright notice, not read")
+        rows_into(rest, header, columns, path, line, bibliography)
     finally:
         records.close()
 
@@ -174,49 +197,11 @@ def rows_into(records: Iterator[tuple[int, list[str]]], header: list[str],
     rows = RowReader(cells, columns, str(path), bibliography.cleaner(path), bibliography.report)
     for line, row in records:
         bibliography.add(rows.record(line, row))
+    rows.finish()
 
 
 def _records(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, list[str]]]:
     """(line or row number, cells) of a delimited file or of an .xlsx workbook's first sheet."""
     if path.name.lower().endswith(".xlsx"):
-        return _xlsx_rows(path, progress)
+        return sheet_rows(path, report, progress)
     return read_rows(path, report, progress)
-
-
-def _xlsx_rows(path: Path, progress: Progress) -> Iterator[tuple[int, list[str]]]:
-    """The rows of a workbook's first sheet as text (numbers as written, dates in ISO form)."""
-    import openpyxl
-
-    with open_regular(path, CollectionError) as f:
-        try:
-            book = openpyxl.load_workbook(f, read_only=True, data_only=True)
-        except Exception as exc:  # a zip, XML or workbook error: openpyxl has no common base
-            raise CollectionError(path, None, f"expected an Excel workbook (.xlsx): {exc}") \
-                from exc
-        try:
-            sheet = book.worksheets[0] if book.worksheets else None
-            if sheet is None:
-                raise CollectionError(path, None, "expected a sheet in the workbook")
-            for number, values in enumerate(sheet.iter_rows(values_only=True), 1):
-                cells = [_cell_text(v) for v in values]
-                if any(c.strip() for c in cells):
-                    yield number, cells
-                if number % 1024 == 0:
-                    progress.event(f"reading {path.name}")
-        except CollectionError:
-            raise
-        except Exception as exc:
-            raise CollectionError(path, None, f"expected an Excel workbook (.xlsx): {exc}") \
-                from exc
-        finally:
-            book.close()
-
-
-def _cell_text(value) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return str(value)

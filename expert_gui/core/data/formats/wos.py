@@ -5,8 +5,8 @@ A line is a two-character tag, a space and a value; a line starting with three s
 with the tag before it. Author tags (`AU`, `AF`, ...) and addresses give one value a line; the
 others wrap one value over lines (an `OI` entry may wrap inside a name), joined with spaces. A
 record is then read as a row of the tab-delimited export (presets.py's "wos"): text `TI`, `AB`,
-`DE`; people `AF` (`AU` where missing), identified by `OI` (ORCID) and `RI` (ResearcherID); id
-`UT`. No parser fit: the libraries that read this format are GPL, unmaintained or cannot be
+`DE`; people `AF` (`AU` where missing), identified by `OI` (ORCID) and `RI` (ResearcherID), with
+their addresses `C1`; id `UT`. No parser fit: the libraries that read this format are GPL, unmaintained or cannot be
 installed, and none gives line numbers.
 """
 
@@ -27,7 +27,8 @@ NAME = "wos"
 _ONE_A_LINE = frozenset({"AU", "AF", "BA", "BF", "CA", "GP", "BE", "C1", "C3", "CR"})
 _TAG = re.compile(r"([A-Z][A-Z0-9])(?: (.*))?$")
 # The tags a record's row holds, in the order of the tab-delimited export.
-_HEADER = ["PT", "AU", "AF", "TI", "DE", "AB", "RI", "OI", "PY", "VL", "BP", "DI", "UT", "PM"]
+_HEADER = ["PT", "AU", "AF", "TI", "DE", "AB", "RI", "OI", "PY", "VL", "BP", "EP", "DI", "UT",
+           "PM", "SO", "C1"]
 _COLUMNS = fit(PRESETS["wos"], _HEADER)
 _READ = frozenset(_HEADER)
 

@@ -1,6 +1,8 @@
-"""The records of an XML export (PubMed's `PubmedArticle`, EndNote's `record`), streamed with
-the standard library's expat, each as an ElementTree element with the line and column where it
-starts (EndNote writes its whole library on one line, so the column is what finds a record).
+"""The records of an XML export (PubMed's `PubmedArticle`, EndNote's `record`, the items of a
+Zotero RDF file), streamed with the standard library's expat, each as an ElementTree element with
+the line and column where it starts (EndNote writes its whole library on one line, so the column
+is what finds a record). With `namespaces`, names are ElementTree's "{uri}local" (RDF's prefixes
+are the writer's choice; its namespaces are not).
 
 Only the records are built, one at a time. No DTD or external entity is fetched; expat bounds
 entity expansion. When the XML stops being well-formed, the records before that point are kept
@@ -22,16 +24,20 @@ from expert_gui.core.errors import CollectionError
 _CHUNK = 1 << 16
 
 
-def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str], report: LoadReport,
-                progress: Progress) -> Iterator[tuple[ET.Element, int, int]]:
-    """(element, line, column) for each element named in `tags`, outside other such elements,
-    of a file whose root element is one of `roots`."""
-    parser = expat.ParserCreate()
+def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
+                report: LoadReport, progress: Progress,
+                namespaces: bool = False) -> Iterator[tuple[ET.Element, int, int]]:
+    """(element, line, column) for each element named in `tags` (None: each child of the
+    root), outside other such elements, of a file whose root element is one of `roots`."""
+    parser = expat.ParserCreate(namespace_separator="}" if namespaces else None)
     parser.buffer_text = True
     done: list[tuple[ET.Element, int, int]] = []
     state = {"builder": None, "depth": 0, "where": (0, 0), "root": None}
 
     def start(name: str, attrs: dict[str, str]) -> None:
+        if namespaces:
+            name = _clark(name)
+            attrs = {_clark(k): v for k, v in attrs.items()}
         builder = state["builder"]
         if builder is None:
             if state["root"] is None:
@@ -39,7 +45,9 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str], report
                 if name not in roots:
                     raise CollectionError(path, parser.CurrentLineNumber, "expected the root "
                                           f"element {' or '.join(roots)}, found <{name}>")
-            if name not in tags:
+                if tags is None:
+                    return
+            if tags is not None and name not in tags:
                 return
             builder = state["builder"] = ET.TreeBuilder()
             state["where"] = (parser.CurrentLineNumber, parser.CurrentColumnNumber + 1)
@@ -50,7 +58,7 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str], report
         builder = state["builder"]
         if builder is None:
             return
-        builder.end(name)
+        builder.end(_clark(name) if namespaces else name)
         state["depth"] -= 1
         if state["depth"] == 0:
             done.append((builder.close(), *state["where"]))
@@ -90,6 +98,11 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str], report
                 break
     if state["root"] is None:
         raise CollectionError(path, 1, f"expected XML with the root element {' or '.join(roots)}")
+
+
+def _clark(name: str) -> str:
+    """expat's "uri}local" as ElementTree's "{uri}local"."""
+    return "{" + name if "}" in name else name
 
 
 def text_of(element: ET.Element | None) -> str:

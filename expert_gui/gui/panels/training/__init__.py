@@ -1,2 +1,3 @@
-"""The training panel: its settings form (form.py), live loss plot (plot.py) and the panel
-that runs, pauses, stops and lists trainings (panel.py)."""
+"""The training panel: its settings form (form.py), live loss plot (plot.py), saved-models list
+(model_list.py, each model's line in saved_models.py) and the panel that runs, pauses and stops
+trainings (panel.py)."""

@@ -28,6 +28,7 @@ from expert_gui.core.train.settings import (
     OPTIMIZERS,
     PAPER_DEFAULTS,
     RANGES,
+    Range,
     TrainSettings,
     field_problem,
     suggested_settings,
@@ -94,7 +95,32 @@ class _WheelWhenFocused:
             event.ignore()  # to the scroll area
 
 
-class SpinBox(_WheelWhenFocused, QSpinBox):
+class _StepsWithin:
+    """A number field that holds whatever number is typed (a value out of its range is kept and
+    named by the form, never changed behind the user's back: 1.5 typed as a fraction used to
+    become 1), while its arrows and wheel stay within the range (`limits`, a Range)."""
+
+    limits: Range | None = None
+
+    def stepBy(self, steps: int) -> None:
+        before = self.value()
+        self._step(steps)
+        limits = self.limits
+        if limits is None or self.value() in limits:
+            return
+        low, high = limits.low, limits.high
+        if low is not None and self.value() < low and not limits.low_open:
+            self.setValue(low)
+        elif high is not None and self.value() > high and not limits.high_open:
+            self.setValue(high)
+        else:
+            self.setValue(before)  # an open bound: the last valid value stays
+
+    def _step(self, steps: int) -> None:
+        super().stepBy(steps)
+
+
+class SpinBox(_StepsWithin, _WheelWhenFocused, QSpinBox):
     pass
 
 
@@ -102,21 +128,26 @@ class ComboBox(_WheelWhenFocused, QComboBox):
     pass
 
 
-class DoubleSpinBox(_WheelWhenFocused, QDoubleSpinBox):
+class DoubleSpinBox(_StepsWithin, _WheelWhenFocused, QDoubleSpinBox):
     """Shows a number as it is typed ("1e-06", "0.95"), not rounded to fixed decimals; with
     `log_step`, the arrows multiply or divide by ten (eps spans orders of magnitude)."""
 
     DIGITS = 6  # significant digits shown
 
-    def __init__(self, log_step: bool = False):
+    def __init__(self, log_step: bool = False, zero_text: str = ""):
         super().__init__()
         self.log_step = log_step
+        self.zero_text = zero_text  # what 0 means, shown in its place ("optimizer's default")
         self.setDecimals(15)  # the value is kept as typed; textFromValue decides the display
 
     def textFromValue(self, value: float) -> str:
+        if value == 0 and self.zero_text:
+            return self.zero_text
         return f"{value:.{self.DIGITS}g}"
 
     def valueFromText(self, text: str) -> float:
+        if self.zero_text and text.strip() == self.zero_text:
+            return 0.0
         try:
             return float(text.replace(self.suffix(), "").strip())
         except ValueError:
@@ -124,20 +155,20 @@ class DoubleSpinBox(_WheelWhenFocused, QDoubleSpinBox):
 
     def validate(self, text: str, pos: int):
         body = text.strip()
-        if body == self.specialValueText():
+        if self.zero_text and body == self.zero_text:
             return QValidator.State.Acceptable, text, pos
         try:
             value = float(body)
         except ValueError:
             return QValidator.State.Intermediate, text, pos
-        ok = self.minimum() <= value <= self.maximum()
+        ok = math.isfinite(value) and self.minimum() <= value <= self.maximum()
         return (QValidator.State.Acceptable if ok else QValidator.State.Intermediate), text, pos
 
-    def stepBy(self, steps: int) -> None:
+    def _step(self, steps: int) -> None:
         if self.log_step and self.value() > 0:
             self.setValue(self.value() * 10.0 ** steps)
         else:
-            super().stepBy(steps)
+            super()._step(steps)
 
 
 LOG_STEP = ("eps",)  # fields whose arrows step by factors of ten
@@ -157,6 +188,7 @@ class SettingsForm(QWidget):
         super().__init__(parent)
         self.widgets: dict[str, QWidget] = {}
         self.labels: dict[str, QLabel] = {}
+        self.tips: dict[str, str] = {}
         layout = QFormLayout(self)
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         defaults = form_defaults()
@@ -174,7 +206,16 @@ class SettingsForm(QWidget):
             layout.addRow(label, widget)
             self.widgets[f.name] = widget
             self.labels[f.name] = label
+            self.tips[f.name] = tip
         self.changed.connect(self._mark_problem)
+
+    def show_reasons(self, reasons: dict[str, str]) -> None:
+        """Each setting suggested for the collection says why in its tooltip."""
+        for name, tip in self.tips.items():
+            if name in reasons:
+                tip = f"Suggested for this collection: {reasons[name]}.\n\n{tip}"
+            self.widgets[name].setToolTip(tip)
+            self.labels[name].setToolTip(tip)
 
     def _widget_for(self, name: str, value) -> QWidget | None:
         limits = RANGES.get(name)
@@ -197,22 +238,18 @@ class SettingsForm(QWidget):
         if isinstance(value, int):
             w = SpinBox()
             w.init_focus()
-            low = limits.low if limits is not None and limits.low is not None else 0
-            high = limits.high if limits is not None and limits.high is not None else INT_MAX
-            w.setRange(int(low), int(min(high, INT_MAX)))
+            w.limits = limits
+            w.setRange(-INT_MAX, INT_MAX)  # a value out of range is marked, not changed
             w.setGroupSeparatorShown(True)
             w.setValue(value)
             w.valueChanged.connect(self.changed)
             return w
         if isinstance(value, float):
-            w = DoubleSpinBox(log_step=name in LOG_STEP)
+            w = DoubleSpinBox(log_step=name in LOG_STEP, zero_text=SPECIAL_ZERO.get(name, ""))
             w.init_focus()
-            low = limits.low if limits is not None and limits.low is not None else 0.0
-            high = limits.high if limits is not None and limits.high is not None else FLOAT_MAX
-            w.setRange(low, high)  # an open bound is marked by _mark_problem, not hidden
+            w.limits = limits
+            w.setRange(-FLOAT_MAX, FLOAT_MAX)  # a value out of range is marked, not changed
             w.setSingleStep(10 ** math.floor(math.log10(abs(value))) if value else 0.01)
-            if name in SPECIAL_ZERO:
-                w.setSpecialValueText(SPECIAL_ZERO[name])
             w.setValue(value)
             w.valueChanged.connect(self.changed)
             return w
@@ -309,12 +346,14 @@ class _PathField(QWidget):
         self.edit.setToolTip(tip)
 
 
-def collection_defaults(collection) -> tuple[TrainSettings, str, str]:
+def collection_defaults(collection) -> tuple[TrainSettings, str, str, dict[str, str]]:
     """The form's defaults for a collection: its `train_settings.json` over the form's own
-    defaults, when it ships one (core/train/settings.py, which `expert-gui train` uses too).
-    Returns the settings, where they come from (for the form's caption), and a problem with the
-    file ('' when none)."""
+    defaults, when it ships one, and the batch size and epochs its size needs
+    (core/train/settings.py, which `expert-gui train` uses too). Returns the settings, where
+    they come from (for the form's caption), a problem with the file ('' when none) and why
+    each setting suggested for the collection's size was (setting -> reason)."""
     if collection is None:
-        return form_defaults(), PAPER_DEFAULTS, ""
-    found = suggested_settings(collection.source, form_defaults(), collection.name)
-    return found.settings, found.source, found.problem
+        return form_defaults(), PAPER_DEFAULTS, "", {}
+    found = suggested_settings(collection.source, form_defaults(), collection.name,
+                               collection=collection)
+    return found.settings, found.source, found.problem, found.reasons

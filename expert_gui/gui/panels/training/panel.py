@@ -2,29 +2,26 @@
 Train / Pause / Stop, the live loss plot, speed, ETA and memory, and the saved models: finished,
 partial (stopped) and interrupted runs, to reopen or continue without retraining.
 
-Near 700 lines, on purpose: one class whose parts (buttons, numbers, saved-models list, start-up
-offer) all follow one run's state (idle, training, paused, stopping, continued); what stands
-alone is apart: the form (form.py), the loss plot (plot.py), each saved model's line
+The panel runs one training at a time (idle, training, paused, stopping, continued); what stands
+apart from a run is in its own module: the form (form.py), the loss plot (plot.py), the saved
+models list and the opening of models (model_list.py), each saved model's line
 (saved_models.py)."""
 
 
 from __future__ import annotations
 
 import html
+import math
 import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QFileDialog,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
-    QListWidgetItem,
-    QMessageBox,
     QPushButton,
     QScrollArea,
     QSplitter,
@@ -34,18 +31,9 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.errors import ModelFileError
 from expert_gui.core.evaluation.calibration import LossScale, TrainingStage
-from expert_gui.core.evaluation.quality import held_out_warning
 from expert_gui.core.paths import models_dir
 from expert_gui.core.rankers.fusion import auto_label
-from expert_gui.core.store.model_folders import (
-    DAMAGED,
-    INTERRUPTED,
-    ModelFolder,
-    list_model_folders,
-    partial_text,
-    read_model_folder,
-)
-from expert_gui.core.store.storage import load_model
+from expert_gui.core.store.model_folders import DAMAGED, ModelFolder, partial_text
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.panels.training.form import (
@@ -54,32 +42,28 @@ from expert_gui.gui.panels.training.form import (
     collection_defaults,
     form_defaults,
 )
-from expert_gui.gui.panels.training.plot import LossPlot
-from expert_gui.gui.panels.training.saved_models import (
-    WARNING_SIGN,
-    folder_date,
-    folder_text,
-    folder_warning,
+from expert_gui.gui.panels.training.model_list import (
+    ModelList,
+    model_warning,
+    source_name,
+    verdict_html,
 )
+from expert_gui.gui.panels.training.plot import LossPlot
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     ElidedLabel,
     compact,
     format_bytes,
     format_duration,
+    plural,
     set_placeholder,
 )
 from expert_gui.gui.workers import TaskBusy
 
 SETTINGS_ROWS = 5  # rows of settings a small window keeps in view before the models list shrinks
 
-# Colours of the saved-models list: runs of another collection and unusable folders are grey,
-# a model that learned little (held-out MAP near chance or far below the baselines) red.
-OTHER_COLLECTION = QColor("#868e96")
-WEAK_MODEL = QColor("#c92a2a")
 
-
-class TrainingPanel(QWidget):
+class TrainingPanel(ModelList, QWidget):
     training_state_changed = Signal()
 
     def __init__(self, state: AppState, parent: QWidget | None = None):
@@ -99,6 +83,7 @@ class TrainingPanel(QWidget):
         self._restore_folder: Path | None = None  # the last session's model, once its
         # collection is open
         self._waiting_model = None  # (model, folder) opened with its own collection
+        self._earlier_epochs: list[dict] = []  # a continued run's epochs before its checkpoint
         self._finished_text = ""  # how the last run ended, until another starts
 
         self.form = SettingsForm()
@@ -241,7 +226,7 @@ class TrainingPanel(QWidget):
         layout.addWidget(split)
 
         state.collection_changed.connect(self._on_collection_changed)
-        state.model_changed.connect(lambda _: self._show_idle())
+        state.model_changed.connect(self._on_model_changed)
         self._show_form_origin()
         self.refresh_models()
         self._update_buttons()
@@ -271,16 +256,52 @@ class TrainingPanel(QWidget):
                                    "trained with.")
         if collection is not None and not self.is_training():
             self.apply_collection_defaults(collection)
+        if self.state.model is None and not self.is_training():
+            self._show_model_run(None)  # the last run trained another collection
         self.refresh_models()
         self._update_buttons()
         self._open_waiting_model()
         self._show_idle()
 
+    def _on_model_changed(self, model) -> None:
+        """The panel shows the run in front of the user: the run that made the model now open
+        (the one it just trained, or the training a saved model's history records), never the
+        previous collection's."""
+        if not self.is_training() and (model is None or
+                                       self.state.model_path != self._model_folder):
+            self._show_model_run(model)
+        self._show_idle()
+
+    def _show_model_run(self, model) -> None:
+        """The plot and numbers of `model`'s training, from its history (each epoch's mean
+        loss; no step's is kept); with no model, nothing."""
+        self._finished_text = ""
+        self._model_folder = None
+        self.plot.clear_data()
+        self._clear_numbers()
+        if model is None or not model.history:
+            return
+        settings, last = model.settings, model.history[-1]
+        weight = settings.get("mean_weight")
+        if weight:  # a model trained before it was recorded: its losses as Eq. 3 has them
+            self.plot.set_scale(weight, model.n_people)
+        self.plot.add_history(model.history)
+        steps, total = int(settings.get("steps", last["step"])), int(settings.get("total_steps", 0))
+        epochs = int(settings.get("epochs", 0))
+        # the epoch its last step belongs to (a partial model stopped within one)
+        epoch = min(max(math.ceil(steps * epochs / total), 1), epochs) if total else len(
+            model.history)
+        self.step_label.setText(step_text(steps, total, epoch, epochs))
+        self.loss_label.setText(self._loss_text(last["train_loss"], last.get("val_loss")))
+
     def apply_collection_defaults(self, collection) -> None:
         """The form shows the paper's defaults, or the collection's `train_settings.json` when
         it ships one (a small collection such as the demo trains well in seconds with smaller
         batches and more epochs); never the previous collection's."""
-        self._defaults, self._defaults_source, problem = collection_defaults(collection)
+        self._defaults, self._defaults_source, problem, reasons = collection_defaults(collection)
+        self.form.show_reasons(reasons)
+        self.defaults_label.setToolTip("\n".join(f"{k.replace('_', ' ').capitalize()}: {why}."
+                                                  for k, why in reasons.items()))
         if problem:
             self.state.message.emit(problem.capitalize())
         self.reset_form()
@@ -340,17 +361,18 @@ class TrainingPanel(QWidget):
             text = "Open a collection, then click Train."
         else:
             text = (f"Ready to train on <b>{html.escape(collection.name)}</b> "
-                    f"({collection.n_documents:,} documents, {collection.n_people:,} people): "
+                    f"({plural(collection.n_documents, 'document')}, "
+                    f"{plural(collection.n_people, 'person', 'people')}): "
                     "check the settings, then click Train.")
         if model is not None:
             name = self.state.model_path.name if self.state.model_path else "an unsaved model"
             text += f"<br>Open model: {html.escape(name)}"
             if partial_text(model):
                 text += f" (<b>partial</b>: {partial_text(model)})"
-            text += "."
-            if warning := model_warning(model):
-                text += (f' <span style="color:#c92a2a">{WARNING_SIGN} '
-                         f"{html.escape(warning)}</span>")
+            text += "." + verdict_html(model, collection)
+            if self.plot.epoch_steps and not self._finished_text:
+                text += (" The plot shows its training: each epoch's mean loss (a model keeps "
+                         "no step's).")
         if self._finished_text:
             text = self._finished_text + "<br>" + text
         self.status_label.setText(text)
@@ -361,11 +383,13 @@ class TrainingPanel(QWidget):
         collection = self.state.collection
         if collection is None or self.is_training():
             return
-        try:
-            settings = self.form.settings()
-        except (TypeError, ValueError) as exc:
-            show_error(self, "Invalid training settings", exc)
+        field, problem = self.form.problem()
+        if problem:  # Ctrl+T from anywhere: the reason, and the field to change (no dialog)
+            self.state.message.emit(f"Cannot train: {problem}.")
+            if field:
+                self.form.widgets[field].setFocus()
             return
+        settings = self.form.settings()
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self._train(settings, models_dir() / f"{_safe(collection.name)}-{stamp}", resume=False)
 
@@ -383,7 +407,7 @@ class TrainingPanel(QWidget):
             return
         if not info.belongs_to(collection):
             show_error(self, f"Cannot continue {info.name}", ModelFileError(
-                info.path, None, f"it was trained on {_source_name(info)}, not on "
+                info.path, None, f"it was trained on {source_name(info)}, not on "
                 f"{collection.name}; open that collection first"))
             return
         try:
@@ -394,13 +418,17 @@ class TrainingPanel(QWidget):
         self.form.show_settings(settings)
         self._form_origin = f"Settings of {info.name} (continued)."
         self._show_form_origin()
-        self._train(settings, info.path, resume=True)
+        self._train(settings, info.path, resume=True, history=info.history)
 
-    def _train(self, settings: TrainSettings, folder: Path, *, resume: bool) -> None:
+    def _train(self, settings: TrainSettings, folder: Path, *, resume: bool,
+               history: tuple = ()) -> None:
+        """`history`: the epochs a continued run trained before its checkpoint, plotted once
+        the run says how to scale its losses."""
         collection = self.state.collection
         self._trained_collection = collection
         self._model_folder = folder
         self._stage, self._last_step = None, 0
+        self._earlier_epochs = list(history)
         self.plot.clear_data()
         set_placeholder(self.plot, "Preparing the training instances…")
         try:
@@ -476,6 +504,7 @@ class TrainingPanel(QWidget):
         for e in events:
             if isinstance(e, LossScale):
                 self.plot.set_scale(e.mean_weight, e.n_people)
+                self.plot.add_history(self._earlier_epochs)  # a continued run's
                 continue
             if isinstance(e, TrainingStage):
                 stage, self._stage_step = e, self._last_step
@@ -494,11 +523,13 @@ class TrainingPanel(QWidget):
         if last is not None:
             self._show_numbers(last)
 
+    def _loss_text(self, train_loss: float, val_loss: float | None) -> str:
+        val = "–" if val_loss is None else f"{self.plot.scaled(val_loss):.3f}"
+        return f"{self.plot.scaled(train_loss):.3f} / {val}"
+
     def _show_numbers(self, e) -> None:
-        self.step_label.setText(f"{e.step:,} / {e.total_steps:,} (epoch {e.epoch} of "
-                                f"{e.epochs})")
-        val = "–" if e.val_loss is None else f"{self.plot.scaled(e.val_loss):.3f}"
-        self.loss_label.setText(f"{self.plot.scaled(e.train_loss):.3f} / {val}")
+        self.step_label.setText(step_text(e.step, e.total_steps, e.epoch, e.epochs))
+        self.loss_label.setText(self._loss_text(e.train_loss, e.val_loss))
         self.memory_label.setText(format_bytes(e.device_memory_bytes))
         if self.is_paused():  # the step in flight when Pause was pressed: nothing to time
             speed = eta = "paused"
@@ -513,6 +544,7 @@ class TrainingPanel(QWidget):
     def _on_finished(self) -> None:
         self._stage = None
         self._clear_numbers(keep_progress=True)
+        self.refresh_models()  # the run's folder, left out while it trained, is listed
         collection = self.state.collection
         if collection is not None and collection is not self._trained_collection:
             self.apply_collection_defaults(collection)  # another was opened while it trained
@@ -520,181 +552,47 @@ class TrainingPanel(QWidget):
         self._show_idle()
 
     def _on_trained(self, model) -> None:
+        """The model is saved: say so at once, then open it (a large model's opening, its
+        rankers and panels, kept 'Saving the model…' on screen after the file was written)."""
         folder = self._model_folder
         stopped = partial_text(model)
         done = (f"Stopped: the model so far (<b>partial</b>, {stopped}) is saved in "
                 if stopped else "Trained; saved in ") + html.escape(str(folder))
-        warning = model_warning(model)
-        if warning:
-            done += f'. <span style="color:#c92a2a">{WARNING_SIGN} {html.escape(warning)}</span>'
-        if self.state.fits(model):
-            self.state.set_model(model, folder)
-            # what the held-out documents decided for auto, as `expert-gui train` says it
-            auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
-            self.state.message.emit(
-                f"Trained, but {warning}" if warning else
-                "Training stopped, partial model kept" if stopped else f"Training done{auto}")
-        else:  # another collection was opened meanwhile: the model waits in the list
-            done += (f". Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
-                     ", not to the collection now open")
+        opens = self.state.fits(model)
+        own = self.state.collection if opens else None
+        warning = model_warning(model, own)
+        done += "." + verdict_html(model, own)
+        if not opens:  # another collection was opened meanwhile: the model waits in the list
+            done += (f" Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
+                     ", not to the collection now open.")
             self.state.message.emit("Training done; the model belongs to another collection")
-        self._finished_text = done + "."
+        self._finished_text = done
+        self._stage = TrainingStage("Saved; opening the model") if opens else None
+        self.status_label.setText(self._finished_text + ("<br>Opening it…" if opens else ""))
+        self.training_state_changed.emit()
         self.refresh_models()
+        if opens:  # once the lines above are painted
+            QTimer.singleShot(0, lambda: self._open_trained(model, folder, warning, stopped))
+
+    def _open_trained(self, model, folder: Path, warning: str, stopped: str) -> None:
+        if not self.state.fits(model):
+            return
+        self.state.set_model(model, folder)
+        # what the held-out documents decided for auto, as `expert-gui train` says it
+        auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
+        self.state.message.emit(
+            f"Trained, but {warning}" if warning else
+            "Training stopped, partial model kept" if stopped else f"Training done{auto}")
 
     def _on_failed(self, exc: BaseException, details: str) -> None:
         self._finished_text = f"Training failed: {html.escape(str(exc))}"
         show_error(self, "Training failed", exc, details)
 
-    # -- saved models -------------------------------------------------------------------------------
-    def refresh_models(self) -> None:
-        """Models and interrupted runs: this collection's first (newest first), then the rest."""
-        selected = self._selected()
-        collection = self.state.collection
-        training = self._model_folder if self.is_training() else None
-        folders = [f for f in list_model_folders(models_dir()) if f.path != training]
-        mine = [f for f in folders if collection is not None and f.belongs_to(collection)]
-        others = [f for f in folders if f not in mine]
-        self.models_list.clear()
-        for info in mine + others:
-            text = folder_text(info)
-            if collection is not None and info not in mine:
-                text += f"\n(trained on {_source_name(info)})"
-            it = QListWidgetItem(text)
-            it.setData(Qt.ItemDataRole.UserRole, str(info.path))
-            it.setToolTip(f"{info.path}\n{info.status_text()}")
-            if info not in mine or info.kind == DAMAGED:
-                it.setForeground(OTHER_COLLECTION)
-            elif folder_warning(info):
-                it.setForeground(WEAK_MODEL)
-            self.models_list.addItem(it)
-            if selected is not None and info.path == selected.path:
-                self.models_list.setCurrentItem(it)
-        # Counts go in a wrapping note, not the title: a group box is as wide as its title.
-        if collection is None:
-            self.models_note.setText(f"{len(folders)} saved.")
-        else:
-            self.models_note.setText(
-                f"{len(mine)} of this collection (newest first), {len(others)} of others "
-                f"(grey).")
-        self._update_buttons()
 
-    def models_for_collection(self) -> list[ModelFolder]:
-        """Saved models (not interrupted runs) of the open collection, newest first."""
-        collection = self.state.collection
-        if collection is None:
-            return []
-        return [f for f in list_model_folders(models_dir())
-                if f.kind != INTERRUPTED and f.kind != DAMAGED and f.belongs_to(collection)
-                and not (self.is_training() and f.path == self._model_folder)]
-
-    @staticmethod
-    def _item_path(it: QListWidgetItem) -> Path:
-        return Path(it.data(Qt.ItemDataRole.UserRole))
-
-    def _selected(self) -> ModelFolder | None:
-        it = self.models_list.currentItem()
-        return read_model_folder(self._item_path(it)) if it is not None else None
-
-    def _open_selected(self) -> None:
-        it = self.models_list.currentItem()
-        if it is not None:
-            self.open_model(self._item_path(it))
-
-    def choose_model(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open a model folder", str(models_dir()))
-        if path:
-            self.open_model(Path(path))
-
-    def open_model(self, folder: Path, *, restoring: bool = False) -> None:
-        """Open a model folder; an interrupted run offers to continue instead. `restoring`: the
-        last session's model, opened only if it belongs to the collection now open."""
-        folder = Path(folder)
-        info = read_model_folder(folder)
-        if info is not None and info.kind == INTERRUPTED:
-            if not restoring and self.confirm_continue(info):
-                self.continue_run(info)
-            return
-        self.state.runner.start(
-            "model", load_model, folder,
-            on_success=lambda m: self._model_loaded(m, folder, restoring),
-            on_failure=lambda exc, tb: show_error(self, f"Cannot open {folder.name}", exc, tb))
-
-    def restore_after_collection(self, folder: Path) -> None:
-        """Reopen the last session's model once the collection now loading is open."""
-        self._restore_folder = Path(folder)
-
-    def _open_waiting_model(self) -> None:
-        if self._restore_folder is not None:
-            folder, self._restore_folder = self._restore_folder, None
-            self.open_model(folder, restoring=True)
-        if self._waiting_model is not None:
-            (model, folder), self._waiting_model = self._waiting_model, None
-            if self.state.fits(model):
-                self._model_loaded(model, folder)
-
-    def _model_loaded(self, model, folder: Path, restoring: bool = False) -> None:
-        collection = self.state.collection
-        if not self.state.fits(model):
-            if restoring:  # never bring back a model that does not belong to the collection
-                trained_on = Path(model.collection_source).name if model.collection_source \
-                    else "another collection"
-                self.state.model_dropped.emit(f"Did not reopen {folder.name}: it was trained on "
-                                              f"{trained_on}, not on {collection.name}.")
-                return
-            source = Path(model.collection_source) if model.collection_source else None
-            if source is not None and source.exists() and self.confirm_open_collection(
-                    folder, model, source):
-                self._waiting_model = (model, folder)
-                self.state.collection_requested.emit(source)
-            elif source is None or not source.exists():
-                show_error(self, f"Cannot open {folder.name} here", ModelFileError(
-                    folder, None, f"it was trained on {model.collection_source or 'a collection'}"
-                    f" that is not here, and its people and words are not those of "
-                    f"{collection.name}"))
-            return
-        self.state.set_model(model, folder)
-        self.state.message.emit(f"Opened model {folder.name}")
-
-    # -- questions (tests replace these) ------------------------------------------------------------
-    def confirm_continue(self, info: ModelFolder) -> bool:
-        answer = QMessageBox.question(
-            self, "Interrupted training",
-            f"{info.name} was interrupted at {info.progress_text()} and holds no finished model "
-            "yet. Continue training it from its last checkpoint?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.Yes)
-        return answer == QMessageBox.StandardButton.Yes
-
-    def confirm_startup_continue(self, info: ModelFolder) -> bool:
-        answer = QMessageBox.question(
-            self, "Interrupted training",
-            f"Continue the training interrupted at {info.progress_text()}?\n\n{info.name} "
-            f"({folder_date(info)}) stopped before it could save a model; its last "
-            "checkpoint is kept. No: it stays in the saved-models list (Training panel).",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.Yes)
-        return answer == QMessageBox.StandardButton.Yes
-
-    def confirm_open_collection(self, folder: Path, model, source: Path) -> bool:
-        collection = self.state.collection
-        answer = QMessageBox.question(
-            self, "The model belongs to another collection",
-            f"{folder.name} was trained on {source.name} ({model.n_people:,} people), not on "
-            f"{collection.name}, the collection open now: it would rank people and use words "
-            f"that are not this collection's.\n\nOpen {source.name} with it?",
-            QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Open)
-        return answer == QMessageBox.StandardButton.Open
-
-
-def model_warning(model) -> str:
-    """Why a model is weak ('' when it is not): its held-out MAP against chance and the
-    baselines (core/evaluation/quality.py)."""
-    return held_out_warning((model.calibration or {}).get("measures"))
-
-
-def _source_name(info: ModelFolder) -> str:
-    return Path(info.collection_source).name if info.collection_source else "another collection"
+def step_text(step: int, total: int, epoch: int, epochs: int) -> str:
+    """'570 / 950 (epoch 4 of 5)': where a run is, or where a model's training ended."""
+    of = f" / {total:,}" if total else ""
+    return f"{step:,}{of} (epoch {epoch} of {epochs})" if epochs else f"{step:,}{of}"
 
 
 def _safe(name: str) -> str:

@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.evaluation.calibration import LossScale
 from expert_gui.gui.widgets import (
+    WholeNumberAxis,
     placeholder_text,
     set_placeholder,
     style_plot,
@@ -46,6 +48,7 @@ class Smoother:
 
 
 Y_LABEL = "cross-entropy per instance (nats)"
+EPOCH_MEANS = "training (mean of each epoch)"
 UNSCALED_LABEL = "loss per instance (Eq. 3, weighted |d_max|/|d|)"
 
 
@@ -53,9 +56,9 @@ class LossPlot(pg.PlotWidget):
     """Training loss (raw and smoothed) and validation loss, redrawn from a timer."""
 
     def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
+        super().__init__(parent, axisItems={"bottom": WholeNumberAxis("bottom")})
         style_plot(self, "step", UNSCALED_LABEL)
-        self.mean_weight = 1.0
+        self.loss_scale = LossScale(1.0, 0)
         self.uniform = pg.InfiniteLine(
             angle=0, pen=pg.mkPen("#868e96", style=Qt.PenStyle.DashLine),
             label="", labelOpts={"position": 0.12, "color": "#495057", "anchors": [(0, 1),
@@ -66,11 +69,20 @@ class LossPlot(pg.PlotWidget):
         # A long run has tens of thousands of steps: draw about one point per pixel.
         self.setDownsampling(auto=True, mode="peak")
         self.setClipToView(True)
-        self.raw_curve = self.plot([], [], pen=pg.mkPen("#9dbce8", width=1), name="training")
-        self.smooth_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=2),
-                                      name="training (smoothed)")
+        self.raw_curve = self.plot([], [], pen=pg.mkPen("#9dbce8", width=1))
+        self.smooth_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=2))
+        # The mean training loss of each epoch: an opened model's history, or the epochs of a
+        # continued run before its checkpoint (a run keeps no loss per step).
+        self.epoch_curve = self.plot([], [], pen=pg.mkPen("#1f5fbf", width=1,
+                                                          style=Qt.PenStyle.DashLine),
+                                     symbol="s", symbolSize=6, symbolBrush="#1f5fbf")
         self.val_curve = self.plot([], [], pen=pg.mkPen("#d9480f", width=2), symbol="o",
-                                   symbolSize=6, symbolBrush="#d9480f", name="validation")
+                                   symbolSize=6, symbolBrush="#d9480f")
+        # The legend names only the curves that have points (an opened model has no step's
+        # loss, a fresh run no epoch means yet).
+        self.names = {self.raw_curve: "training", self.smooth_curve: "training (smoothed)",
+                      self.epoch_curve: EPOCH_MEANS, self.val_curve: "validation"}
+        self.named: list = []
         self.clear_data()
         self.timer = QTimer(self)
         self.timer.setInterval(REDRAW_MS)
@@ -78,7 +90,7 @@ class LossPlot(pg.PlotWidget):
         self.timer.start()
 
     def clear_data(self) -> None:
-        self.mean_weight = 1.0
+        self.loss_scale = LossScale(1.0, 0)
         self.setLabel("left", UNSCALED_LABEL)
         if hasattr(self, "uniform"):
             self.uniform.setVisible(False)
@@ -86,6 +98,8 @@ class LossPlot(pg.PlotWidget):
         self.losses: list[float] = []
         self.val_steps: list[int] = []
         self.val_losses: list[float] = []
+        self.epoch_steps: list[int] = []
+        self.epoch_losses: list[float] = []
         self.smoothed: list[float] = []
         self.smoother = Smoother()
         self.dirty = True
@@ -94,18 +108,21 @@ class LossPlot(pg.PlotWidget):
 
     def set_scale(self, mean_weight: float, n_people: int) -> None:
         """Plot losses divided by the instances' mean weight, with log |C| marked."""
-        self.mean_weight = mean_weight if mean_weight > 0 else 1.0
+        self.loss_scale = LossScale(mean_weight, n_people)
         self.setLabel("left", Y_LABEL)
         uniform = math.log(n_people) if n_people > 1 else 0.0
         self.uniform.setVisible(n_people > 1)  # first: a hidden label does not take its text
         self.uniform.setValue(uniform)
-        self.uniform.label.setFormat(f"uniform guess: log |C| = {uniform:.2f}")
+        self.uniform.label.setFormat(f"uniform guess: log |C| = {uniform:.2f}; a random start "
+                                     "is near it, above or below")
         self.setToolTip(f"Eq. 3's loss per instance divided by the mean instance weight "
                         f"|d_max|/|d| ({mean_weight:.1f}): the weighted mean cross-entropy, "
-                        "plus the L2 penalty; a uniform guess over the people scores log |C|")
+                        "plus the L2 penalty; a uniform guess over the people scores log |C|. "
+                        "The random (Glorot) start is not uniform, so its first losses can be "
+                        "a little above log |C|.")
 
     def scaled(self, loss: float | None) -> float | None:
-        return None if loss is None else loss / self.mean_weight
+        return None if loss is None else self.loss_scale.per_instance(loss)
 
     def add(self, step: int, train_loss: float | None, val_loss: float | None) -> None:
         """One progress event. The epoch's closing event repeats its last step (skipped); every
@@ -123,16 +140,39 @@ class LossPlot(pg.PlotWidget):
             self.val_losses.append(val_loss)
             self.dirty = True
 
+    def add_history(self, history: list[dict]) -> None:
+        """Epochs already trained (a model's or a checkpoint's history): each epoch's mean
+        training loss and its validation loss, at the step that ended it."""
+        for entry in history:
+            self.epoch_steps.append(int(entry["step"]))
+            self.epoch_losses.append(self.scaled(entry["train_loss"]))
+            val = self.scaled(entry.get("val_loss"))
+            if val is not None and math.isfinite(val):
+                self.val_steps.append(int(entry["step"]))
+                self.val_losses.append(val)
+        self.dirty = True
+
     def redraw(self) -> None:
         if not self.dirty:
             return
         self.dirty = False
-        if self.steps and placeholder_text(self) is not None:
+        if (self.steps or self.epoch_steps) and placeholder_text(self) is not None:
             set_placeholder(self, None)
             self.legend.setVisible(True)
         x = np.asarray(self.steps, dtype=np.float64)
         y = np.asarray(self.losses, dtype=np.float64)
         self.raw_curve.setData(x, y)
         self.smooth_curve.setData(x, np.asarray(self.smoothed, dtype=np.float64))
+        self.epoch_curve.setData(np.asarray(self.epoch_steps, float),
+                                 np.asarray(self.epoch_losses, float))
         self.val_curve.setData(np.asarray(self.val_steps, float),
                                np.asarray(self.val_losses, float))
+        named = [c for c, points in ((self.raw_curve, self.steps),
+                                     (self.smooth_curve, self.steps),
+                                     (self.epoch_curve, self.epoch_steps),
+                                     (self.val_curve, self.val_steps)) if points]
+        if named != self.named:
+            self.legend.clear()
+            for curve in named:
+                self.legend.addItem(curve, self.names[curve])
+            self.named = named

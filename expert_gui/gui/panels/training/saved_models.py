@@ -23,8 +23,14 @@ def settings_text(settings: dict) -> str:
 
 
 def held_out_text(info: ModelFolder) -> str:
+    """The held-out MAP: the calibration's, or for a model stopped before it, the last one its
+    training measured."""
     measures = info.held_out
     if "loglinear" not in measures:
+        measured = [h for h in info.history if h.get("held_out_map") is not None]
+        if measured:
+            return (f"held-out MAP {measured[-1]['held_out_map']:.3f} after epoch "
+                    f"{measured[-1]['epoch']} (not calibrated: stopped)")
         return "no held-out documents"
     text = f"held-out MAP {measures['loglinear']['AP']:.3f}"
     if "auto" in measures:
@@ -34,7 +40,9 @@ def held_out_text(info: ModelFolder) -> str:
 
 def folder_warning(info: ModelFolder) -> str:
     """Why the folder's model is weak ('' when it is not, or holds no finished model)."""
-    return held_out_warning(info.held_out) if info.kind not in (INTERRUPTED, DAMAGED) else ""
+    if info.kind in (INTERRUPTED, DAMAGED):
+        return ""
+    return held_out_warning(info.held_out, documents=info.held_out_documents or None)
 
 
 def folder_text(info: ModelFolder) -> str:

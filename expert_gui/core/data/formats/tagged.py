@@ -1,0 +1,87 @@
+"""Records of the tagged text exports that give one field a line, its tag first (EndNote's and
+NASA ADS's `%A Name`, RefWorks's `A1 Name`): each record starts at one of its format's start
+tags (`%0`, `%R`, `RT`) and runs to the next; blank lines between records are passed over.
+
+A line that starts with no tag goes on with the field before it (ADS wraps its author lists
+and abstracts at 72 characters, "Aratani,\\nYuki"): joined with a space, or with nothing after a
+hyphen that ends a word ("gas-\\nphase"). Text before the first record is reported. These formats
+are a line each with a tag: a few lines of code, where a library would bring no line numbers
+(none that reads them is maintained).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from expert_gui.core.data.formats.reading import Progress, read_lines
+from expert_gui.core.data.report import LoadReport
+from expert_gui.core.errors import CollectionError
+
+Fields = list[list[str]]  # [tag, value] in file order
+
+
+def tagged_records(path: Path, report: LoadReport, progress: Progress, tag: re.Pattern,
+                   starts: frozenset[str], expected: str) -> Iterator[tuple[int, Fields]]:
+    """(line where the record starts, its fields) for each record; `tag` matches a line's tag
+    (group 1) and value (group 2); `expected` says what a record looks like, for the error when
+    the file holds none."""
+    fields: list[tuple[str, list[str]]] | None = None  # a value's lines, joined at the end
+    start, stray, found = 0, None, False
+    for line, text in read_lines(path, report, progress):
+        text = text.rstrip("\r\n")
+        if not text.strip():
+            continue
+        m = tag.match(text)
+        if m is None:
+            if fields:
+                fields[-1][1].append(text.strip())
+            elif stray is None:
+                stray = line
+            continue
+        name, value = m.group(1), (m.group(2) or "").strip()
+        if name in starts:
+            if fields is not None:
+                yield start, _joined(fields)
+            fields, start, found = [], line, True
+        if fields is not None:
+            fields.append((name, [value]))
+        elif stray is None:
+            stray = line
+    if fields is not None:
+        yield start, _joined(fields)
+    if not found:
+        raise CollectionError(path, stray or 1, f"expected {expected}")
+    if stray is not None:
+        report.add("malformed-record", path, stray, "text outside the records left out (from "
+                                                    "this line)")
+
+
+def _joined(fields: list[tuple[str, list[str]]]) -> Fields:
+    """Each field's lines as one value: joined by a space, or by nothing after a hyphen that
+    ends a word when a lower-case letter follows."""
+    out = []
+    for name, lines in fields:
+        parts = lines[:1]
+        for more in lines[1:]:
+            last = parts[-1]
+            glued = len(last) > 1 and last.endswith("-") and last[-2].isalpha() and \
+                more[:1].islower()
+            parts.append(more if glued or not last else " " + more)
+        out.append([name, "".join(parts)])
+    return out
+
+
+def values(fields: Fields, *tags: str) -> list[str]:
+    """The values of the fields with these tags, in file order, empty ones left out."""
+    return [v for t, v in fields if t in tags and v]
+
+
+def first(fields: Fields, *tags: str) -> str:
+    """The first non-empty value of the first of these tags that has one."""
+    for t in tags:
+        found = values(fields, t)
+        if found:
+            return found[0]
+    return ""

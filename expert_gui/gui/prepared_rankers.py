@@ -1,0 +1,124 @@
+"""Every method's ranker for the open model and collection, built in the background as soon as
+they open, once: choosing a method then ranks at once (the first choice of LSI on DPDK waited
+about 30 s behind "LSI is being prepared", a first method change 0.25 s).
+
+One worker builds them one after another over one index (the collection less the model's
+held-out documents, as calibration.index_for makes it), the methods that answer by default
+first and LSI, the slowest, last, each handed to the window as it is built. A method chosen
+before its turn is built at once by a second worker, as before; the one being built is waited
+for, not built twice."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from expert_gui.core.evaluation.calibration import index_for
+from expert_gui.core.evaluation.tables import label
+from expert_gui.core.rankers.methods import make_ranker
+
+# The order the methods are prepared in: auto and its members (what answers by default), the
+# other language models, the vector-space models, the ensemble, LSI (its SVD takes longest).
+PREPARED = ("auto", "model2-jm", "model1-d", "model1-jm", "model2-d", "model1-d-doc", "tfidf",
+            "ensemble", "lsi")
+# The methods that need a model (without one, only the baselines are prepared).
+NEEDS_MODEL = ("auto", "loglinear", "ensemble")
+
+
+def build_ranker(method: str, model, collection):
+    """A ranker that needs the model's collection, over the index the model was calibrated with
+    (without a model: the whole collection). A worker builds it: it reads every document."""
+    if model is None:
+        return make_ranker(method, collection=collection)
+    return make_ranker(method, model=model, collection=index_for(model, collection))
+
+
+def prepare_rankers(methods, model, collection, progress=None, should_stop=None,
+                    have=frozenset()) -> dict:
+    """Each method's ranker over one index, in order; `progress` is told each as it begins,
+    (done, total, method, None), and as it is built, (done, total, method, ranker). A method
+    in `have` (built meanwhile, when it was chosen) is passed over."""
+    index = collection if model is None else index_for(model, collection)
+    built = {}
+    for i, method in enumerate(methods):
+        if should_stop is not None and should_stop():
+            break
+        if method in have:
+            continue
+        if progress is not None:
+            progress((i, len(methods), method, None))
+        built[method] = ranker = make_ranker(method, model=model, collection=index)
+        if progress is not None:
+            progress((i + 1, len(methods), method, ranker))
+    return built
+
+
+class PreparedRankers(QObject):
+    """The rankers of the open model and collection, by method; `ready` says when one is."""
+
+    ready = Signal(str, object)  # method, its ranker (for the model and collection open now)
+
+    def __init__(self, state, parent: QObject | None = None):
+        super().__init__(parent)
+        self.state = state
+        self._built: dict[str, object] = {}
+        self._for: tuple = (None, None)  # the model and collection they are for
+        self._building = ""  # the method the preparing worker builds now
+
+    def get(self, method: str):
+        return self._built.get(method) if self._is_open(*self._for) else None
+
+    def _is_open(self, model, collection) -> bool:
+        return model is self.state.model and collection is self.state.collection
+
+    def prepare(self, chosen: str) -> None:
+        """For the model and collection now open (once): build every method's ranker in the
+        background, except `chosen`, which `want` builds first."""
+        if self._is_open(*self._for):
+            return
+        model, collection = self._for = self.state.model, self.state.collection
+        self._built, self._building = {}, ""
+        self.state.runner.stop("query-ranker")  # a ranker of the model or collection before
+        if collection is None:
+            self.state.runner.stop("rankers")
+            return
+        methods = [m for m in PREPARED if m != chosen and (model is not None or
+                                                            m not in NEEDS_MODEL)]
+        self.state.runner.start(
+            "rankers", prepare_rankers, methods, model, collection, have=self._built.keys(),
+            on_progress=lambda events: self._prepared(events, model, collection),
+            on_success=lambda _built: self._done(),
+            on_failure=lambda exc, tb: self._done(f"The methods could not all be prepared: "
+                                                  f"{exc}"))
+
+    def want(self, method: str) -> None:
+        """Build `method` now (it is chosen), unless the preparing worker is building it."""
+        if self.get(method) is not None or method == self._building:
+            return
+        model, collection = self._for
+        self.state.runner.start(
+            "query-ranker", build_ranker, method, model, collection,
+            on_success=lambda ranker: self._add(method, ranker, model, collection),
+            on_failure=lambda exc, tb: self.state.message.emit(
+                f"{label(method)} is not available: {exc}"))
+
+    def _prepared(self, events: list, model, collection) -> None:
+        for done, total, method, ranker in events:
+            if ranker is None:
+                self._building = method
+                self.state.busy_detail.emit("rankers", f"preparing the methods: "
+                                                       f"{label(method)} ({done + 1} of {total})")
+            else:
+                self._building = ""
+                self._add(method, ranker, model, collection)
+
+    def _add(self, method: str, ranker, model, collection) -> None:
+        if not (self._is_open(model, collection) and self._is_open(*self._for)):
+            return  # built for a model or collection since replaced
+        self._built.setdefault(method, ranker)
+        self.ready.emit(method, self._built[method])
+
+    def _done(self, problem: str = "") -> None:
+        self._building = ""
+        self.state.busy_detail.emit("rankers", "")
+        if problem:
+            self.state.message.emit(problem)
