@@ -252,9 +252,9 @@ class Model2(_LanguageModelBase):
 
         A matched document adds p(d|c) lambda_d^|q| (exp(G_d) - 1) =
         p(d|c) exp(L_d + G_d) (1 - exp(-G_d)) (L_d = |q| log lambda_d), exact however small or
-        large G_d is, with each query's terms shifted by its largest L_d + G_d. Where a person's matched sum underflows there (all their matched
-        documents far below the query's best, as with long queries), their exact log-sum-exp
-        is taken instead."""
+        large G_d is, with each query's terms shifted by its largest L_d + G_d. Where a
+        person's matched sum underflows there (all their matched documents far below the
+        query's best, as with long queries), their exact log-sum-exp is taken instead."""
         terms, block = term_block(counts)
         n = block.shape[0]
         lengths = np.asarray(block.sum(axis=1)).ravel()  # |q|
