@@ -4,6 +4,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from expert_gui.core.data.collection import Collection
 from expert_gui.core.model.loglinear import LogLinearModel
@@ -37,3 +38,36 @@ def random_model(collection: Collection, dim: int = 5, seed: int = 0,
 
 def doc_words(collection: Collection, d: int) -> list[str]:
     return [collection.vocab.words[t] for t in collection.doc_tokens(d)]
+
+
+def assert_same_rankings(reference, batch, tol: float = 1e-6) -> None:
+    """Rankings of the same queries by `rank` (the reference) and `rank_batch` agree: query,
+    method, words, candidates and extras alike; the same people, in the same order except
+    where their reference scores tie within `tol`; scores, P(c|q), its entropy and P(expert)
+    to `tol` relative (to the ranking's largest score, for scores that fall near 0)."""
+    assert len(reference) == len(batch)
+    for a, b in zip(reference, batch, strict=True):
+        assert (b.query, b.method, b.known_words, b.unknown_words) == \
+            (a.query, a.method, a.known_words, a.unknown_words)
+        assert list(b.person_ids) == list(a.person_ids)
+        assert (a.candidates is None) == (b.candidates is None)
+        if a.candidates is not None:
+            assert b.candidates.tolist() == a.candidates.tolist()
+        assert b.extra == a.extra
+        assert len(b.people) == len(a.people)
+        finite = np.abs(a.scores[np.isfinite(a.scores)])
+        atol = tol * max(1.0, float(finite.max(initial=0.0)))
+        np.testing.assert_allclose(b.scores, a.scores, rtol=tol, atol=atol)
+        by_person = np.full(len(a.person_ids), np.nan)
+        by_person[a.people] = a.scores
+        moved = b.people != a.people  # only among people whose scores tie (beyond a cut at
+        moved &= ~np.isnan(by_person[b.people])  # `depth`: their score is the one checked)
+        np.testing.assert_allclose(by_person[b.people[moved]], a.scores[moved], rtol=tol,
+                                   atol=atol)
+        assert (a.probabilities is None) == (b.probabilities is None)
+        if a.probabilities is not None:
+            np.testing.assert_allclose(b.probabilities, a.probabilities, rtol=tol, atol=tol)
+            assert b.entropy == pytest.approx(a.entropy, rel=tol, abs=tol)
+        assert (a.p_expert is None) == (b.p_expert is None)
+        if a.p_expert is not None:
+            np.testing.assert_allclose(b.p_expert, a.p_expert, rtol=tol, atol=tol)

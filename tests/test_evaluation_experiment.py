@@ -6,6 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from expert_gui.cli import main
@@ -150,9 +151,38 @@ def test_stop_keeps_what_was_finished(tmp_path, fixtures):
     assert json.loads((tmp_path / "settings.json").read_text())["completed"] is False
 
 
-def test_the_held_out_measures_reuse_the_rankers_of_the_topics(tmp_path, monkeypatch):
+def test_the_held_out_measures_are_the_calibrations_without_ranking_again(tmp_path,
+                                                                           monkeypatch):
+    """A model the experiment trains: its calibration ranked the held-out documents with every
+    method, at the run's depth, and the held-out stage reuses those measures."""
+    from expert_gui.core.data.loading import load_collection
+    from expert_gui.core.evaluation import experiment as module
+    from expert_gui.core.evaluation.calibration import held_out_measures
+    from expert_gui.core.store.storage import load_model
+
+    asked = []
+    monkeypatch.setattr(module, "held_out_measures",
+                        lambda *args, **kwargs: asked.append(args) or held_out_measures(
+                            *args, **kwargs))
+    folder = FIXTURES / "evaluation"
+    settings = dataclasses.replace(SETTINGS, expansion_ks=())
+    result = run_experiment(folder, folder / "topics.tsv", folder / "qrels.txt", tmp_path,
+                            settings=settings)
+    assert asked == [] and list(result.held_out) == list(settings.methods)
+    again = held_out_measures(load_model(tmp_path / "model"), load_collection(folder),
+                              settings.methods)
+    for method, per_topic in again.items():
+        assert result.held_out[method].topics == per_topic.topics
+        for measure in ("AP", "RR"):
+            np.testing.assert_allclose(result.held_out[method].values[measure],
+                                       per_topic.values[measure], rtol=1e-9, err_msg=method)
+
+
+def test_the_held_out_measures_of_a_reused_model_reuse_the_rankers_of_the_topics(
+        experiment, tmp_path, monkeypatch):
     from expert_gui.core.evaluation import experiment as module
 
+    folder, out, _, _ = experiment
     seen = {}
 
     def spy(*args, rankers=None, **kwargs):
@@ -161,10 +191,9 @@ def test_the_held_out_measures_reuse_the_rankers_of_the_topics(tmp_path, monkeyp
 
     measure = module.held_out_measures
     monkeypatch.setattr(module, "held_out_measures", spy)
-    folder = FIXTURES / "evaluation"
     settings = dataclasses.replace(SETTINGS, expansion_ks=())
     result = run_experiment(folder, folder / "topics.tsv", folder / "qrels.txt", tmp_path,
-                            settings=settings)
+                            settings=settings, model_path=out / "model")
     assert set(seen) == set(settings.methods) and set(result.held_out) == set(settings.methods)
 
 

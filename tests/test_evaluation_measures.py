@@ -152,6 +152,11 @@ class StaticRanker:
     def __init__(self, ranking):
         self.ranking = ranking
 
+    batch_width = 1
+
+    def rank_batch(self, queries, depth=None):
+        return [self.rank(q, depth) for q in queries]
+
     def rank(self, query, depth=None):
         return self.ranking.cut(depth)
 
@@ -179,3 +184,50 @@ def test_restricted_judgments_and_coverage():
     assert "none of the 3 topic ids" in coverage(qrels, ["q1"], ["a"]).problem()
     with pytest.raises(QueryError, match="none of the 3 people the qrels judge relevant"):
         check_coverage(qrels, ["T1", "T2"], ["p1", "p2"])
+
+
+@pytest.mark.parametrize("depth", [None, 0, 1, 7, 40, 43])
+def test_scored_ap_rr_is_trec_evals_ap_and_rr_ties_included(depth):
+    """AP and RR from the relevant people's ranks, as trec_eval finds them in the run file of
+    each ranking cut at `depth` (None: a depth per topic, each ranked alone), also in blocks
+    of a few queries and for queries of no known word."""
+    from expert_gui.core.evaluation.measures import measure_run, scored_ap_rr
+    from expert_gui.core.evaluation.runs import run_from_rankings
+    from expert_gui.core.rankers.common import ranked
+
+    rng = np.random.default_rng(5)
+    people = [f"p{i:02d}" for i in range(40)] + ["Zed", "ähm", "a b"]
+    index = {p: i for i, p in enumerate(people)}
+    rankings, qrels, rows, depths = {}, {}, [], []
+    for t in range(60):
+        scores = rng.integers(0, 6, len(people)).astype(float)  # many ties,
+        scores[::3] *= 1 + 1e-9  # and scores that only float32 (trec_eval's) ties
+        scores[rng.integers(len(people))] = -np.inf
+        depths.append(int(rng.integers(0, len(people) + 1)) if depth is None else depth)
+        knows = t % 11 != 3
+        rankings[f"T{t}"] = ranked("q", "m", people, scores if knows else np.zeros(0), ["q"],
+                                   [], depths[-1])
+        rows.append(scores if knows else np.full(len(people), np.nan))
+        judged = rng.choice(len(people), int(rng.integers(1, 6)), replace=False)
+        qrels[f"T{t}"] = {people[j]: int(rng.integers(0, 3)) for j in judged} | {"nobody": 1}
+    topics = [t for t in rankings if any(g > 0 for g in qrels[t].values())]
+    theirs = measure_run(qrels, run_from_rankings(rankings), topics, ("AP", "RR"))
+    wanted = [int(t[1:]) for t in topics]
+    relevant = [np.array([index[p] for p, g in qrels[t].items() if g > 0 and p in index],
+                         dtype=np.int64) for t in topics]
+    n_relevant = [sum(g > 0 for g in qrels[t].values()) for t in topics]
+    knows = np.array([i % 11 != 3 for i in wanted])
+    scores = np.array([rows[i] for i in wanted])
+    if depth is None:
+        parts = [scored_ap_rr(scores[k:k + 1], knows[k:k + 1], relevant[k:k + 1],
+                              n_relevant[k:k + 1], people, depths[i])
+                 for k, i in enumerate(wanted)]
+        ours = {m: np.concatenate([p[m] for p in parts]) for m in ("AP", "RR")}
+    else:
+        ours = scored_ap_rr(scores, knows, relevant, n_relevant, people, depth,
+                            block_bytes=24 * len(people) * 4)
+    for m in ("AP", "RR"):
+        np.testing.assert_allclose(ours[m], theirs.values[m], rtol=1e-12, atol=1e-15)
+    if depth != 0:
+        assert theirs.values["AP"].max() > 0
+    assert (theirs.values["AP"] == 0).any()

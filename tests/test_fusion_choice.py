@@ -38,6 +38,18 @@ def test_grid_average_precisions_are_each_points_ap_and_zero_without_known_words
     assert not ap[:, 2].any() and not ap[:, 3].any()  # nobody relevant; no member knew a word
 
 
+def test_grid_average_precisions_with_ties_and_near_ties_are_average_precisions():
+    """Only people who are not below a relevant person in every member are compared with them:
+    the APs are those of every person's fused score, ties (by index) and near ties included."""
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        z = rng.integers(-2, 3, size=(3, 30)).astype(float)  # many ties in every member
+        z[:, ::4] += rng.choice([0.0, 1e-12, -1e-12, 1e-10], size=(3, 8))  # and near ties
+        rel = rng.choice(30, int(rng.integers(1, 5)), replace=False)
+        np.testing.assert_array_equal(grid_average_precisions(GRID, [z], [rel])[:, 0],
+                                      average_precisions(GRID @ z, rel))
+
+
 def test_out_of_fold_by_hand():
     # two grid points, four queries; folds of the identity order: {0, 2} and {1, 3}
     ap = np.array([[0.9, 0.1, 0.8, 0.2],

@@ -39,12 +39,30 @@ def test_fit_uses_each_querys_z_scores_and_skips_queries_without_words():
     rng = np.random.default_rng(1)
     scores = [rng.normal(size=8) * s + m for s, m in ((1, 0), (10, -50), (0.1, 3))]
     relevant = [np.array([int(np.argmax(s))]) for s in scores]
-    fit = fit_expert_probability([*scores, None], [*relevant, np.array([0])])
+    fit = fit_expert_probability(np.array([*scores, np.zeros(8)]),
+                                 np.array([True, True, True, False]),
+                                 [*relevant, np.array([0])])
     x = np.concatenate([zscores(s) for s in scores])
     y = np.concatenate([np.eye(8)[r[0]] for r in relevant])
     assert (fit["slope"], fit["intercept"]) == pytest.approx(fit_logistic(x, y))
     assert fit["queries"] == 3
-    assert fit_expert_probability([None], [np.array([0])]) is None
+    assert fit_expert_probability(np.zeros((1, 8)), np.array([False]), [np.array([0])]) is None
+
+
+def test_a_fit_of_many_examples_started_from_a_subsample_ends_where_a_cold_start_does(
+        monkeypatch):
+    """Past WARM_START examples Newton's method starts from a subsample's fit: the objective is
+    strictly concave, so it ends at the same optimum as from the usual start."""
+    from expert_gui.core.evaluation import probability_fit
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=300_000)
+    y = (rng.random(len(x)) < sigmoid(2.2 * x - 6.0)).astype(float)
+    warm = fit_logistic(x, y)
+    monkeypatch.setattr(probability_fit, "WARM_START", len(x))
+    cold = fit_logistic(x, y)
+    assert warm == pytest.approx(cold, rel=1e-9)
+    assert warm == pytest.approx((2.2, -6.0), rel=0.05)
 
 
 def test_p_expert_is_the_same_for_a_query_whatever_its_scale():

@@ -73,3 +73,23 @@ def test_lsi_dims_capped_by_the_collection(collection):
 def test_no_known_words(collection, cls):
     ranking = cls(collection).rank("zebra")
     assert ranking.no_known_words and ranking.unknown_words == ("zebra",) and len(ranking) == 0
+
+
+def test_lsi_of_a_large_collection_is_fitted_on_a_sample(monkeypatch):
+    """Above FIT_DOCUMENTS, the SVD is fitted on a seeded sample and each person's vector is
+    the sum of their documents' projections, taken as their TF-IDF vector projected."""
+    from pathlib import Path
+
+    from expert_gui.core.data.loading import load_collection
+
+    collection = load_collection(Path(__file__).parent / "fixtures" / "dpdk_sample",
+                                 use_cache=False)
+    whole = LsiRanker(collection, dims=20)
+    assert whole.fitted_documents == collection.n_documents
+    monkeypatch.setattr(LsiRanker, "FIT_DOCUMENTS", 300)
+    sampled = LsiRanker(collection, dims=20)
+    assert sampled.fitted_documents == 300
+    assert np.allclose(sampled.people, sampled.sum_per_person(
+        sampled.svd.transform(sampled.doc_vectors)), atol=1e-10)
+    again = LsiRanker(collection, dims=20)  # the sample is seeded
+    np.testing.assert_array_equal(again.people, sampled.people)

@@ -141,12 +141,9 @@ def run(args) -> int:
     check_output_file(args.run)  # before the work, as train --out
     topics = read_topics(args.topics)
     _, _, ranker = open_ranker(args)
-    rankings = {}
-    no_words = []
-    for topic in topics:
-        rankings[topic.id] = ranking = ranker.rank(topic.query, depth=args.depth)
-        if ranking.no_known_words:
-            no_words.append(topic.id)
+    ranked = ranker.rank_batch([topic.query for topic in topics], depth=args.depth)
+    rankings = {topic.id: ranking for topic, ranking in zip(topics, ranked, strict=True)}
+    no_words = [topic for topic, ranking in rankings.items() if ranking.no_known_words]
     if args.p_expert and any(r.p_expert is None for r in rankings.values() if len(r)):
         raise QueryError(f"no P(expert) for {args.method}: {P_EXPERT_MISSING}")
     write_run(args.run, rankings, args.tag or ranker.name, p_expert=args.p_expert)

@@ -11,6 +11,7 @@ import argparse
 import math
 import signal
 import sys
+import time
 from dataclasses import replace
 
 from expert_gui.cli import COMMANDS
@@ -174,6 +175,7 @@ def run(args) -> int:
     from expert_gui.core.errors import TrainingError
     from expert_gui.core.evaluation.calibration import (
         LossScale,
+        PhaseTimes,
         TrainingStage,
         train_and_calibrate,
     )
@@ -195,10 +197,12 @@ def run(args) -> int:
     except ValueError as exc:
         raise TrainingError(str(exc)) from exc
     check_model_folder(args.out)  # and so is a bad --out
+    started = time.perf_counter()
     collection = load_collection(args.collection, format=args.format,
                                  associations=args.associations, people=args.people,
                                  settings=text, columns=table_columns(args),
                                  use_cache=not args.no_cache)
+    loaded = time.perf_counter() - started
     try:
         settings, found = _settings(args, collection)
         split = hold_out(collection, HeldOutSettings(fraction=args.held_out, seed=settings.seed))
@@ -231,11 +235,17 @@ def run(args) -> int:
         stop["asked"] = True
         print("\nstopping after this step (Ctrl-C again to abort)", file=sys.stderr)
 
-    bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr)
+    # tqdm's own rate and time left would time the host queueing steps; the trainer's come
+    # from the steps the device has finished (TrainProgress)
+    bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr,
+               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
     ran = {"on": ""}
     scale = {"by": LossScale(1.0, collection.n_people)}  # until the run says its own
 
+    phases = PhaseTimes()
+
     def progress(event):
+        phases(event)
         if isinstance(event, LossScale):  # losses read per instance, as the app plots them
             scale["by"] = event
             return
@@ -248,9 +258,11 @@ def run(args) -> int:
         bar.n = event.step
         per = scale["by"].per_instance
         val = "-" if event.val_loss is None else f"{per(event.val_loss):.4g}"
+        left = "" if not math.isfinite(event.eta_s) else \
+            f", {tqdm.format_interval(event.eta_s)} left"
         bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss "
                             f"{per(event.train_loss):.4g} val {val} "
-                            f"{event.instances_per_s:,.0f} inst/s", refresh=False)
+                            f"{event.instances_per_s:,.0f} inst/s{left}", refresh=False)
         bar.refresh()
 
     previous = signal.signal(signal.SIGINT, on_interrupt)
@@ -259,6 +271,7 @@ def run(args) -> int:
                                     should_stop=lambda: stop["asked"], resume=args.resume,
                                     word_vectors=vectors)
     finally:
+        phases.end()
         signal.signal(signal.SIGINT, previous)
         bar.close()
     last = model.history[-1] if model.history else {}
@@ -272,6 +285,7 @@ def run(args) -> int:
           f"scores log |C| = {math.log(max(model.n_people, 1)):.3f}")
     if ran["on"]:
         print(f"the steps ran on {ran['on']}", file=sys.stderr)
+    print(time_spent(loaded, phases.seconds, time.perf_counter() - started), file=sys.stderr)
     if model.calibration:
         print(held_out_summary(model.calibration))
         quality = {"documents": len(model.calibration["held_out"]["documents"]),
@@ -283,6 +297,16 @@ def run(args) -> int:
         if note:
             print(f"note: {note}", file=sys.stderr)
     return 0
+
+
+def time_spent(load_s: float, phases: dict[str, float], wall_s: float) -> str:
+    """Where the run's wall time went, and the share of it outside the training steps."""
+    other = wall_s - load_s - sum(phases.values())  # holding out, instances, the network
+    parts = [f"load {load_s:.1f} s", f"setting up {other:.1f} s"] + \
+        [f"{name} {s:.1f} s" for name, s in phases.items()]
+    outside = 1 - phases["steps"] / wall_s if wall_s > 0 else 0.0
+    return (f"wall time {wall_s:.1f} s: " + ", ".join(parts)
+            + f"; {outside:.0%} outside the steps")
 
 
 def held_out_summary(calibration: dict) -> str:

@@ -32,10 +32,10 @@ def test_after_the_last_step_the_run_says_it_calibrates_with_progress(qtbot, win
     release = threading.Event()
     real = calibration.calibrate
 
-    def slow_calibrate(model, split, *, progress=None, should_stop=None):
+    def slow_calibrate(model, split, *, progress=None, **kwargs):
         progress((1, len(split.documents)))
         release.wait(60)
-        return real(model, split, progress=progress, should_stop=should_stop)
+        return real(model, split, progress=progress, **kwargs)
 
     monkeypatch.setattr(calibration, "calibrate", slow_calibrate)
     open_collection(qtbot, window)

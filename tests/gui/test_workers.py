@@ -109,3 +109,26 @@ def test_a_function_without_hooks_runs_too(qtbot):
     runner.start("model", lambda x: x * 2, 21, on_success=got.append)
     qtbot.waitUntil(lambda: bool(got), timeout=5000)
     assert got == [42]
+
+
+def test_shut_down_waits_for_the_slots_named_and_stops_the_rest(qtbot):
+    """As the window's close does: the work that writes files ends first; reading work in the
+    middle of something it cannot interrupt is asked to stop, not waited for, and its result
+    reaches nobody (test_soak.py quits while the people map is in its k-means)."""
+    runner = TaskRunner()
+    busy, release, got = threading.Event(), threading.Event(), []
+
+    def reads(*, should_stop):
+        busy.set()
+        release.wait(30)
+        return should_stop()
+
+    reader = runner.start("people-map", reads, on_success=got.append)
+    writer = runner.start("training", _count, 10**9, delay=0.001)
+    assert busy.wait(5)
+    assert runner.shut_down(wait_for=("training",))
+    assert not writer.isRunning() and reader.isRunning() and reader.was_stopped
+    release.set()
+    qtbot.waitUntil(lambda: not runner.any_running(), timeout=5000)
+    qtbot.wait(50)
+    assert got == []

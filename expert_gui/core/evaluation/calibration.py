@@ -16,6 +16,7 @@ epoch to keep.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -34,22 +35,25 @@ from expert_gui.core.evaluation.heldout import (
     held_out_again,
     hold_out,
 )
-from expert_gui.core.evaluation.measures import PerTopic, measure_run
+from expert_gui.core.evaluation.measures import PerTopic, scored_ap_rr
 from expert_gui.core.evaluation.probability_fit import fit_expert_probability
 from expert_gui.core.evaluation.qrels import restrict
 from expert_gui.core.evaluation.quality import CHANCE, chance_measures
-from expert_gui.core.evaluation.runs import run_from_rankings
 from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.rankers.batch import (
+    BLOCK_BYTES,
+    Scores,
+    block_size,
+    blocks,
+    encode_queries,
+)
 from expert_gui.core.rankers.candidates import Restricted
-from expert_gui.core.rankers.common import ranked
 from expert_gui.core.rankers.fusion import FusionRanker, average_precisions, simplex_grid
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.train.settings import TrainSettings
 
 if TYPE_CHECKING:
     from expert_gui.core.rankers.ranking import Ranker
-
-CALIBRATION_MEASURES = ("AP", "RR")
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,32 @@ class TrainingStage:
     text: str
     done: int = 0
     total: int = 0
+    phase: str = ""  # PHASES: what the time until the next event is spent on
+
+
+PHASES = ("steps", "held-out MAP", "calibration", "saving")
+
+
+class PhaseTimes:
+    """Wall seconds per phase of a run, read from its progress events (each event's phase lasts
+    until the next one): where the wait was spent, as `train` prints it. The steps include each
+    epoch's validation loss."""
+
+    def __init__(self):
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+        self._phase: str | None = None
+        self._since = 0.0
+
+    def __call__(self, event) -> None:
+        phase = event.phase if isinstance(event, TrainingStage) else "steps"
+        self.end()
+        self._phase, self._since = phase, time.perf_counter()
+
+    def end(self) -> None:
+        """Close the current phase (at the end of the run)."""
+        if self._phase is not None:
+            self.seconds[self._phase] += time.perf_counter() - self._since
+            self._phase = None
 
 
 @dataclass(frozen=True)
@@ -85,15 +115,19 @@ class LossScale:
 
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
                         out_dir=None, progress=None, should_stop=None, should_pause=None,
-                        resume: bool = False, word_vectors=None) -> LogLinearModel:
+                        resume: bool = False, word_vectors=None,
+                        measured: Callable[[dict[str, PerTopic]], None] | None = None
+                        ) -> LogLinearModel:
     """Train on `split.training`, then calibrate `auto` on the held-out documents and save.
 
     The log-linear model's held-out MAP is recorded after every epoch (about a second on DPDK);
     with `settings.early_stopping` training keeps the epoch where it was best (the validation loss
     kept falling after MAP peaked). The model is saved once, calibrated; a stopped run is saved as
-    `train` saves it, uncalibrated.
+    `train` saves it, uncalibrated. `measured` gets the calibration's per-document AP and RR of
+    every method (`held_out_measures` at depth DEPTH, without ranking again).
     """
     from expert_gui.core.train.instances import mean_weight
+    from expert_gui.core.train.net import ranking_device
     from expert_gui.core.train.trainer import train  # torch: only when training
 
     has_queries = len(split.documents) > 0
@@ -105,7 +139,7 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
 
     def score(params: dict, epoch: int) -> float:
         tell(TrainingStage(f"Measuring the held-out MAP on {n:,} documents after epoch "
-                           f"{epoch}"))
+                           f"{epoch}", phase="held-out MAP"))
         return measure(params)
 
     def calibrating(event: tuple) -> None:
@@ -113,16 +147,18 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
         # method (for its P(expert) and held-out measures); what runs between two counts
         done, total, *what = event
         tell(TrainingStage(f"Calibrating auto and P(expert) on {n:,} held-out documents"
-                           + (f": {what[0]}" if what else ""), done, total))
+                           + (f": {what[0]}" if what else ""), done, total,
+                           phase="calibration"))
 
     def finish(model: LogLinearModel) -> None:
         try:
             model.calibration = calibrate(model, split, should_stop=should_stop,
-                                          progress=calibrating)
+                                          progress=calibrating, measured=measured,
+                                          device=ranking_device(settings.device))
         except Stopped:
             pass  # stopped while calibrating: saved uncalibrated, as a stopped run
         if out_dir is not None:
-            tell(TrainingStage(f"Saving the model to {out_dir}"))
+            tell(TrainingStage(f"Saving the model to {out_dir}", phase="saving"))
 
     return train(split.training, settings, out_dir=out_dir, progress=progress,
                  should_stop=should_stop, should_pause=should_pause, resume=resume,
@@ -142,29 +178,41 @@ def train_with_held_out(collection: Collection, settings: TrainSettings = TrainS
 
 def calibrate(model: LogLinearModel, split: HeldOut, *,
               progress: Callable[[tuple[int, int]], None] | None = None,
-              should_stop: Callable[[], bool] | None = None) -> dict:
+              should_stop: Callable[[], bool] | None = None,
+              device: str | None = None,
+              measured: Callable[[dict[str, PerTopic]], None] | None = None) -> dict:
     """Rank the held-out documents with every method; choose the weights of `auto`, measure
     every method and fit its P(expert), and measure what a random ranking would score on them
-    (quality.CHANCE)."""
+    (quality.CHANCE).
+
+    Each method is built once and ranks the documents in blocks (`rank_batch`, on `device`:
+    rankers/arrays.py); auto's members rank them once for the weights, their own measures and
+    fits, auto's, and the ensemble's (whose members they are). `measured` gets every method's
+    AP and RR per held-out document."""
+    from expert_gui.core.rankers.ensemble import EnsembleRanker
     from expert_gui.core.rankers.methods import make_ranker
-    from expert_gui.core.rankers.names import METHOD_LABELS, METHODS
+    from expert_gui.core.rankers.names import ENSEMBLE_MEMBERS, METHOD_LABELS, METHODS
 
     def build(method):
-        return make_ranker(method, model=model, collection=split.training, p_expert=False)
+        return make_ranker(method, model=model, collection=split.training, p_expert=False,
+                           device=device)
 
     members = [build(m) for m in MEMBERS]
     fusion = FusionRanker(members, np.full(len(members), 1.0 / len(members)))
+    named = dict(zip(MEMBERS, members, strict=True))
+    ensemble = EnsembleRanker([named[m] for m in ENSEMBLE_MEMBERS])
     queries, qrels = split.queries(), split.qrels()
     topics = list(queries)
-    others = [m for m in METHODS if m not in MEMBERS and m != "auto"]
+    texts = [queries[t] for t in topics]
+    others = [m for m in METHODS if m not in (*MEMBERS, "auto", "ensemble")]
     total = len(topics) * (1 + len(others))
     done = 0
 
     what = "ranking with auto's members"  # said with each count: (done, total, what)
 
-    def step() -> None:
+    def step(n: int) -> None:
         nonlocal done
-        done += 1
+        done += n
         if progress is not None:
             progress((done, total, what))
 
@@ -174,51 +222,80 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
         if progress is not None:
             progress((done, total, what))
 
-    relevant = _relevant(fusion.person_ids, topics, qrels)
-    zs, known = [], []
-    for topic in topics:
+    person_ids = fusion.person_ids
+    n, n_people = len(topics), len(person_ids)
+    relevant = {id(person_ids): _relevant(person_ids, topics, qrels)}
+    per_topic: dict[str, PerTopic] = {}
+    fits: dict[str, dict | None] = {}
+
+    def measure(method: str, people, values: np.ndarray, knows: np.ndarray) -> None:
+        """AP, RR and the fit of P(expert) of a method's scores (queries x its people)."""
+        rel = relevant.setdefault(id(people), _relevant(people, topics, qrels))
+        per_topic[method] = PerTopic(tuple(topics), scored_ap_rr(
+            values, knows, rel, [len(r) for r in rel], people, DEPTH))
+        fits[method] = fit_expert_probability(values, knows, rel)
+
+    # auto's members' z-scores (members x queries x people), and the ensemble of two of them
+    zs = np.zeros((len(MEMBERS), n, n_people))
+    known = np.zeros((len(MEMBERS), n), dtype=bool)
+    fused, fused_knows = np.zeros((n, len(ensemble.person_ids))), np.zeros(n, dtype=bool)
+    for start, part in _numbered(blocks(texts, block_size(fusion))):
         check_stop(should_stop)
-        rankings, z = fusion.member_scores(queries[topic])
-        zs.append(z)
-        known.append([not r.no_known_words for r in rankings])
-        step()
+        rows = slice(start, start + len(part))
+        block, zs[:, rows] = fusion.member_batch(part)
+        known[:, rows] = [_knows(s) for s in block]
+        scores = ensemble.fuse([block[MEMBERS.index(m)] for m in ENSEMBLE_MEMBERS])
+        fused[rows], fused_knows[rows] = scores.values, _knows(scores)
+        step(len(part))
     doing("choosing auto's weights")
     grid = simplex_grid(len(MEMBERS))
-    choice = choose_fusion(grid_average_precisions(grid, zs, relevant), grid, MEMBERS,
-                           split.settings.seed)
-    weights = np.asarray(choice["weights"])
-    scores: dict[str, list] = {}  # method -> every candidate's score per query (None: no word)
+    choice = choose_fusion(grid_average_precisions(grid, zs.transpose(1, 0, 2),
+                                                   relevant[id(person_ids)]),
+                           grid, MEMBERS, split.settings.seed)
+    doing("measuring auto's members, auto and the ensemble")
     for k, method in enumerate(MEMBERS):
-        scores[method] = [z[k] if ok[k] else None for z, ok in zip(zs, known, strict=True)]
-    scores["auto"] = [weights @ z if z.any() else None for z in zs]
-    rankings = {m: {t: _ranking(fusion.person_ids, s) for t, s in zip(topics, scores[m],
-                                                                       strict=True)}
-                for m in scores}
-    fits = {m: fit_expert_probability(scores[m], relevant) for m in scores}
+        measure(method, person_ids, zs[k], known[k])
+    auto = (np.asarray(choice["weights"]) @ zs.reshape(len(MEMBERS), -1)).reshape(n, n_people)
+    measure("auto", person_ids, auto, zs.any(axis=(0, 2)))
+    measure("ensemble", ensemble.person_ids, fused, fused_knows)
+    del zs, auto, fused
     for method in others:
         doing(f"indexing for {METHOD_LABELS[method]}")
         ranker = build(method)
         doing(f"ranking with {METHOD_LABELS[method]}")
-        rel = _relevant(ranker.person_ids, topics, qrels)
-        found, rankings[method] = [], {}
-        for topic in topics:
+        values, knows = np.zeros((n, len(ranker.person_ids))), np.zeros(n, dtype=bool)
+        for start, part in _numbered(blocks(texts, block_size(ranker))):
             check_stop(should_stop)
-            ranking = ranker.rank(queries[topic])
-            rankings[method][topic] = ranking.cut(DEPTH)
-            found.append(None if ranking.no_known_words else _by_person(ranking))
-            step()
-        fits[method] = fit_expert_probability(found, rel)
-    doing("measuring every method")
-    measures = {m: measure_run(qrels, run_from_rankings(rankings[m]), topics,
-                               CALIBRATION_MEASURES).means()
-                for m in METHODS if m in rankings}
-    measures[CHANCE] = chance_measures([len(r) for r in relevant], len(fusion.person_ids))
+            scores = ranker.score_batch(part)
+            values[start:start + len(part)], knows[start:start + len(part)] = \
+                scores.values, _knows(scores)
+            step(len(part))
+        doing(f"measuring {METHOD_LABELS[method]}")
+        measure(method, ranker.person_ids, values, knows)
+    per_topic = {m: per_topic[m] for m in METHODS if m in per_topic}
+    if measured is not None:
+        measured(per_topic)
+    measures = {m: p.means() for m, p in per_topic.items()}
+    measures[CHANCE] = chance_measures([len(r) for r in relevant[id(person_ids)]], n_people)
     return {
         "held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
         "fusion": choice,
         "measures": measures,
         "probability": {m: fit for m in METHODS if (fit := fits.get(m)) is not None},
     }
+
+
+def _numbered(parts: Iterable[Sequence]) -> Iterable[tuple[int, Sequence]]:
+    """Each block of queries with the index of its first query."""
+    start = 0
+    for part in parts:
+        yield start, part
+        start += len(part)
+
+
+def _knows(scores: Scores) -> np.ndarray:
+    """Which queries of a block the method knows a word of."""
+    return np.array([scores.knows(i) for i in range(len(scores))], dtype=bool)
 
 
 DEPTH = 1000  # people per held-out ranking measured, as trec_eval's usual run depth
@@ -230,41 +307,32 @@ def _relevant(person_ids, topics, qrels) -> list[np.ndarray]:
     return [np.array([index[p] for p in qrels[t]], dtype=np.int64) for t in topics]
 
 
-def _by_person(ranking) -> np.ndarray:
-    """A full ranking's scores indexed by person."""
-    out = np.empty(len(ranking.person_ids))
-    out[ranking.people] = ranking.scores
-    return out
-
-
-def _ranking(person_ids, scores: np.ndarray | None, depth: int = DEPTH):
-    """The ranking `scores` give; nobody when the method knew no word of the query."""
-    if scores is None:
-        return ranked("", "", person_ids, np.zeros(0), (), (), 0)
-    return ranked("", "", person_ids, scores, (), (), depth)
-
-
 def held_out_map(split: HeldOut) -> Callable[[dict], float]:
     """MAP of the log-linear model (Eq. 2) on the held-out documents, from raw parameters
     (word_embeddings, candidate_weights, candidate_bias): what early stopping watches at the end
-    of every epoch. The queries are encoded once."""
+    of every epoch. The queries are encoded once, as a query x word matrix; each block of them
+    costs two matrix products."""
     training = split.training
-    tokenizer = Tokenizer(training.settings)
-    index = training.person_index
     queries, qrels = split.queries(), split.qrels()
-    encoded = [(training.vocab.encode(tokenizer.words(text))[0],
-                np.array([index[p] for p in qrels[topic]], dtype=np.int64))
-               for topic, text in queries.items()]
+    encoded = encode_queries(list(queries.values()), Tokenizer(training.settings),
+                             training.vocab)
+    counts = encoded.matrix()
+    index = training.person_index
+    relevant = [np.array([index[p] for p in qrels[t]], dtype=np.int64) for t in queries]
+    size = max(1, BLOCK_BYTES // (8 * max(training.n_people, 1)))
 
     def score(params: dict) -> float:
         wp, wc, b = (np.asarray(params[k], dtype=np.float64) for k in
                      ("word_embeddings", "candidate_weights", "candidate_bias"))
         total = 0.0
-        for ids, rel in encoded:
-            if len(ids):
-                logits = wc @ wp[ids].sum(axis=0) + len(ids) * b
-                total += float(average_precisions(logits[None, :], rel)[0])
-        return total / max(len(encoded), 1)
+        for start in range(0, len(relevant), size):
+            block = counts[start:start + size]
+            logits = (block @ wp) @ wc.T + np.asarray(block.sum(axis=1)) * b[None, :]
+            for row, ids, rel in zip(logits, encoded.ids[start:start + size],
+                                     relevant[start:start + size], strict=True):
+                if len(ids):
+                    total += float(average_precisions(row[None, :], rel)[0])
+        return total / max(len(relevant), 1)
 
     return score
 

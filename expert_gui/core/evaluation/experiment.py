@@ -28,7 +28,12 @@ from expert_gui.core.evaluation.analysis import (
     ap_difference,
     entropy_vs_ap,
 )
-from expert_gui.core.evaluation.calibration import held_out_measures, index_for, train_and_calibrate
+from expert_gui.core.evaluation.calibration import (
+    DEPTH,
+    held_out_measures,
+    index_for,
+    train_and_calibrate,
+)
 from expert_gui.core.evaluation.evaluate import Stopped, check_stop, evaluate, part_progress
 from expert_gui.core.evaluation.heldout import hold_out, without_documents
 from expert_gui.core.evaluation.measures import (
@@ -99,18 +104,24 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
                                        bool(people), result, qrels)
             scored = evaluated_topics(judgments, list(queries))
         with stage("train"):
+            calibrated: dict[str, PerTopic] = {}
             model, index = _model(collection, settings, model_path, result, stage.forward,
-                                  should_stop)
+                                  should_stop, calibrated.update)
         result.auto = auto_label(model.calibration)
         with stage("rank"):
             rankings, rankers = _rank_all(index, model, queries, judgments, scored, result,
                                           stage.forward, should_stop, people)
         with stage("heldout"):
             if model.calibration:
-                result.held_out = held_out_measures(
-                    model, collection, settings.methods, depth=settings.depth,
-                    progress=stage.forward, should_stop=should_stop, rankers=rankers,
-                    candidates=people or None)
+                # the calibration's own rankings answer it (all candidates, its depth)
+                reused = {m: calibrated[m] for m in settings.methods if m in calibrated} \
+                    if not people and settings.depth == DEPTH else {}
+                rest = [m for m in settings.methods if m not in reused]
+                result.held_out = reused | (held_out_measures(
+                    model, collection, rest, depth=settings.depth, progress=stage.forward,
+                    should_stop=should_stop, rankers=rankers, candidates=people or None)
+                    if rest else {})
+                result.held_out = {m: result.held_out[m] for m in settings.methods}
             del rankers  # the later stages build their own
         with stage("numbers"):
             if settings.other_numbers:
@@ -205,9 +216,10 @@ class _Stages:
 
 
 def _model(collection: Collection, settings: ExperimentSettings, model_path, result, forward,
-           should_stop) -> tuple[LogLinearModel, Collection]:
+           should_stop, measured) -> tuple[LogLinearModel, Collection]:
     """Reuse the model at `model_path` (it must be of this collection) or train, calibrate and
-    save one; with the collection its rankers index (without its held-out documents)."""
+    save one (`measured` gets its calibration's measures); with the collection its rankers
+    index (without its held-out documents)."""
     if model_path is not None:
         model = load_model(model_path)
         index = index_for(model, collection)
@@ -221,7 +233,8 @@ def _model(collection: Collection, settings: ExperimentSettings, model_path, res
         result.model_path = Path(model_path)
         return model, index
     split = hold_out(collection, settings.held_out)
-    model = train_and_calibrate(split, settings.train, progress=forward, should_stop=should_stop)
+    model = train_and_calibrate(split, settings.train, progress=forward, should_stop=should_stop,
+                                measured=measured)
     check_stop(should_stop)
     result.model_path = save_model(model, result.out_dir / "model")
     return model, split.training

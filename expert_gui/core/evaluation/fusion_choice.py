@@ -32,7 +32,6 @@ from expert_gui.core.evaluation.significance import randomization_test
 from expert_gui.core.rankers.fusion import (
     ANCHORS,
     anchor_weights,
-    average_precisions,
     describe_auto,
 )
 
@@ -50,12 +49,28 @@ def grid_average_precisions(grid: np.ndarray, member_z: Sequence[np.ndarray],
                             relevant: Sequence[np.ndarray]) -> np.ndarray:
     """AP of every grid point (rows) on every query (columns), each query given by its members x
     people z-scores and its relevant people. A query no member knows a word of ranks nobody and
-    scores 0, as in the evaluation."""
+    scores 0, as in the evaluation.
+
+    The AP of `average_precisions`, from the fused scores of the people who could rank above or
+    tie a relevant person at some grid point: a person below them by more than MARGIN in every
+    member is below them at every point of the simplex, by far more than the products round."""
     out = np.zeros((len(grid), len(member_z)))
     for q, (z, rel) in enumerate(zip(member_z, relevant, strict=True)):
-        if len(rel) and z.any():
-            out[:, q] = average_precisions(grid @ z, np.asarray(rel, dtype=np.int64))
+        if not len(rel) or not z.any():
+            continue
+        fused = grid @ z
+        ranks = np.empty((len(grid), len(rel)))
+        for k, r in enumerate(np.asarray(rel, dtype=np.int64)):
+            near = np.flatnonzero((z - z[:, r:r + 1]).max(axis=0) >= -MARGIN)
+            mine = fused[:, r:r + 1]
+            ranks[:, k] = (fused[:, near] > mine).sum(axis=1) + (
+                fused[:, near[near < r]] == mine).sum(axis=1) + 1
+        ranks.sort(axis=1)
+        out[:, q] = (np.arange(1, len(rel) + 1) / ranks).mean(axis=1)
     return out
+
+
+MARGIN = 1e-9  # z-scores apart by more than this stay apart in any fusion of them
 
 
 def bagged_weights(ap: np.ndarray, grid: np.ndarray, rng: np.random.Generator,

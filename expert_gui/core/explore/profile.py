@@ -172,19 +172,22 @@ def score_topics(ranker: Ranker, queries: Mapping[str, str],
     gives P(c|q): the log-linear model's own P(c|q) (Eq. 2), and for Model 1 and 2, whose score
     is log P(q|c), the posterior under a uniform prior, as Balog et al. assume.
     """
+    from expert_gui.core.rankers.batch import block_size, blocks
+
     ids, texts, rows = [], [], []
     n = len(ranker.person_ids)
-    for topic_id, query in queries.items():
+    for part in blocks(list(queries.items()), block_size(ranker)):
         if should_stop is not None and should_stop():
             break
-        ranking = ranker.rank(query)
-        if ranking.no_known_words:
-            continue
-        scores = np.full(n, -np.inf)
-        scores[ranking.people] = ranking.scores
-        ids.append(topic_id)
-        texts.append(query)
-        rows.append(log_softmax(scores))
+        for (topic_id, query), ranking in zip(part, ranker.rank_batch([q for _, q in part]),
+                                              strict=True):
+            if ranking.no_known_words:
+                continue
+            scores = np.full(n, -np.inf)
+            scores[ranking.people] = ranking.scores
+            ids.append(topic_id)
+            texts.append(query)
+            rows.append(log_softmax(scores))
     log_probs = np.array(rows, dtype=np.float64).reshape(len(rows), n)
     ranks = np.empty(log_probs.shape, dtype=np.int64)
     order = np.argsort(-log_probs, axis=1, kind="stable")

@@ -4,16 +4,17 @@ gives over everybody and the order among the candidates is unchanged."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 import numpy as np
 
 from expert_gui.core.errors import QueryError
+from expert_gui.core.rankers.batch import BatchRanker, Query, Scores
 from expert_gui.core.rankers.ranking import Ranker, Ranking, WrappedRanker
 
 
-class Restricted(WrappedRanker):
+class Restricted(WrappedRanker, BatchRanker):
     """A ranker whose rankings hold only `people` (ids); anything else is the wrapped ranker's."""
 
     def __init__(self, ranker: Ranker, people: Collection[str]):
@@ -33,3 +34,6 @@ class Restricted(WrappedRanker):
                           p_expert=None if full.p_expert is None else full.p_expert[keep],
                           candidates=self.candidates)
         return ranking.cut(depth)
+
+    def score_batch(self, queries: Sequence[Query]) -> Scores:
+        return replace(self.ranker.score_batch(queries), candidates=self.candidates)

@@ -66,9 +66,20 @@ def member_maps(rankers: Sequence[Ranker]) -> tuple[list[str], list[np.ndarray]]
     return person_ids, maps
 
 
-def merged_words(rankings: Sequence[Ranking]) -> tuple[list[str], list[str]]:
-    """The query words any member knows, and those none knows, each in first-seen order."""
-    known = list(dict.fromkeys(w for r in rankings for w in r.known_words))
-    unknown = [w for w in dict.fromkeys(w for r in rankings for w in r.unknown_words)
-               if w not in known]
+def merged_words(words: Sequence[tuple[Sequence[str], Sequence[str]]]
+                 ) -> tuple[list[str], list[str]]:
+    """From each member's (known, unknown) words of a query: the words any member knows, and
+    those none knows, each in first-seen order."""
+    known = list(dict.fromkeys(w for k, _ in words for w in k))
+    unknown = [w for w in dict.fromkeys(w for _, u in words for w in u) if w not in known]
+    return known, unknown
+
+
+def merged_batch(scores: Sequence) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """`merged_words` of each query of a block, from the members' `Scores`."""
+    known, unknown = [], []
+    for i in range(len(scores[0])):
+        k, u = merged_words([(s.known[i], s.unknown[i]) for s in scores])
+        known.append(tuple(k))
+        unknown.append(tuple(u))
     return known, unknown

@@ -15,12 +15,19 @@ from collections.abc import Sequence
 import numpy as np
 
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers.common import member_maps, merged_words, no_known_words, ranked
+from expert_gui.core.rankers.batch import BatchRanker, Query, Scores
+from expert_gui.core.rankers.common import (
+    member_maps,
+    merged_batch,
+    merged_words,
+    no_known_words,
+    ranked,
+)
 from expert_gui.core.rankers.names import FUSIONS
 from expert_gui.core.rankers.ranking import Ranker, Ranking
 
 
-class EnsembleRanker:
+class EnsembleRanker(BatchRanker):
     """Fuses the rankings of two or more rankers over the same people."""
 
     def __init__(self, rankers: Sequence[Ranker], fusion: str = "product", rrf_k: float = 60.0):
@@ -49,7 +56,7 @@ class EnsembleRanker:
 
     def rank(self, query: str, depth: int | None = None) -> Ranking:
         rankings, ranks = self.member_ranks(query)
-        known, unknown = merged_words(rankings)
+        known, unknown = merged_words([(r.known_words, r.unknown_words) for r in rankings])
         if not ranks:
             return no_known_words(query, self.name, self.person_ids, unknown)
         r = np.vstack(ranks).astype(np.float64)
@@ -57,3 +64,36 @@ class EnsembleRanker:
             (1.0 / (self.rrf_k + r)).sum(axis=0)
         return ranked(query, self.name, self.person_ids, scores, known, unknown, depth,
                       extra={"members": [m.name for m in self.rankers]})
+
+    @property
+    def batch_width(self) -> int:
+        return sum(r.batch_width for r in self.rankers) + len(self.person_ids)
+
+    def score_batch(self, queries: Sequence[Query]) -> Scores:
+        return self.fuse([r.score_batch(queries) for r in self.rankers])
+
+    def fuse(self, members: Sequence[Scores]) -> Scores:
+        """The ensemble's `Scores` of a block from its members' (in `rankers`' order)."""
+        known, unknown = merged_batch(members)
+        n_queries = len(members[0])
+        fused = np.ones if self.fusion == "product" else np.zeros
+        scores = fused((n_queries, len(self.person_ids)))
+        for s, where in zip(members, self._maps, strict=True):
+            rank = np.empty_like(scores)
+            rank[:, where] = full_ranks(s.values)
+            knows = np.array([s.knows(i) for i in range(len(s))])[:, None]
+            if self.fusion == "product":  # x * 1.0 and x + 0.0 are x: as if left out
+                scores *= np.where(knows, 1.0 / rank, 1.0)
+            else:
+                scores += np.where(knows, 1.0 / (self.rrf_k + rank), 0.0)
+        return Scores(self.name, self.person_ids, members[0].texts, scores, known, unknown,
+                      extra=[{"members": [m.name for m in self.rankers]}] * n_queries)
+
+
+def full_ranks(values: np.ndarray) -> np.ndarray:
+    """The 1-based rank of every person in each row's ranking (ties by person index)."""
+    ranks = np.empty(values.shape)
+    order = np.argsort(-values, axis=1, kind="stable")
+    np.put_along_axis(ranks, order, np.arange(1, values.shape[1] + 1, dtype=np.float64)[None, :],
+                      axis=1)
+    return ranks

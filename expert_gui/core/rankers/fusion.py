@@ -23,7 +23,14 @@ from itertools import product
 import numpy as np
 
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers.common import member_maps, merged_words, no_known_words, ranked
+from expert_gui.core.rankers.batch import BatchRanker, Query, Scores
+from expert_gui.core.rankers.common import (
+    member_maps,
+    merged_batch,
+    merged_words,
+    no_known_words,
+    ranked,
+)
 from expert_gui.core.rankers.names import METHOD_LABELS
 from expert_gui.core.rankers.ranking import Ranker, Ranking
 from expert_gui.core.store.manifest import ANCHORS
@@ -37,7 +44,7 @@ def anchor_weights(anchor: str, members: Sequence[str]) -> np.ndarray:
     return np.array([ANCHORS[anchor].get(m, 0.0) for m in members])
 
 
-class FusionRanker:
+class FusionRanker(BatchRanker):
     """Weighted sum of the members' per-query z-scores. `decision` says how the weights were
     chosen ("anchor", "calibrated", "uncalibrated", or "earlier rule" for models calibrated
     before issue 21) and `label` says it in words, with the evidence."""
@@ -72,13 +79,37 @@ class FusionRanker:
 
     def rank(self, query: str, depth: int | None = None) -> Ranking:
         rankings, z = self.member_scores(query)
-        known, unknown = merged_words(rankings)
+        known, unknown = merged_words([(r.known_words, r.unknown_words) for r in rankings])
         if not known:
             return no_known_words(query, self.name, self.person_ids, unknown)
         return ranked(query, self.name, self.person_ids, self.weights @ z, known, unknown, depth,
-                      extra={"members": [r.name for r in self.rankers],
-                             "weights": self.weights.tolist(), "decision": self.decision,
-                             "label": self.label})
+                      extra=self.explained())
+
+    @property
+    def batch_width(self) -> int:
+        return sum(r.batch_width for r in self.rankers) + len(self.rankers) * len(self.person_ids)
+
+    def explained(self) -> dict:
+        """What every `auto` ranking says of its members, weights and decision."""
+        return {"members": [r.name for r in self.rankers], "weights": self.weights.tolist(),
+                "decision": self.decision, "label": self.label}
+
+    def member_batch(self, queries: Sequence[Query]) -> tuple[list[Scores], np.ndarray]:
+        """`member_scores` of a block: every member's `Scores`, and the z-scores members x
+        queries x people (zeros where a member knows none of a query's words)."""
+        members = [r.score_batch(queries) for r in self.rankers]
+        z = np.zeros((len(self.rankers), len(queries), len(self.person_ids)))
+        for i, (s, where) in enumerate(zip(members, self._maps, strict=True)):
+            knows = np.flatnonzero([s.knows(q) for q in range(len(s))])
+            z[i][np.ix_(knows, where)] = zscores(s.values[knows])
+        return members, z
+
+    def score_batch(self, queries: Sequence[Query]) -> Scores:
+        members, z = self.member_batch(queries)
+        known, unknown = merged_batch(members)
+        return Scores(self.name, self.person_ids, members[0].texts,
+                      np.einsum("m,mqc->qc", self.weights, z), known, unknown,
+                      extra=[self.explained()] * len(queries))
 
 
 def weights_text(members: Sequence[str], weights: Sequence[float]) -> str:
@@ -120,14 +151,15 @@ def describe_auto(fusion: dict | None, n_documents: int, stopped: bool = False) 
 
 
 def zscores(scores: np.ndarray) -> np.ndarray:
-    """(s - mean) / sd; -inf (a person a member rules out) counts as the lowest finite score."""
+    """(s - mean) / sd of each row (of the last axis); -inf (a person a member rules out) counts
+    as the row's lowest finite score. A row with no finite score, or all alike, is all 0."""
     s = np.asarray(scores, dtype=np.float64)
     finite = np.isfinite(s)
-    if not finite.any():
-        return np.zeros(len(s))
-    s = np.where(finite, s, s[finite].min())
-    sd = s.std()
-    return (s - s.mean()) / sd if sd > 0 else np.zeros(len(s))
+    lowest = np.min(s, axis=-1, where=finite, initial=np.inf, keepdims=True)
+    s = np.where(finite, s, np.where(np.isfinite(lowest), lowest, 0.0))
+    sd = s.std(axis=-1, keepdims=True)
+    ok = (sd > 0) & finite.any(axis=-1, keepdims=True)
+    return np.where(ok, (s - s.mean(axis=-1, keepdims=True)) / np.where(ok, sd, 1.0), 0.0)
 
 
 def auto_label(calibration: dict | None, stopped: bool = False) -> str:

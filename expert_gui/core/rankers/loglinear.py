@@ -2,10 +2,11 @@
 
 Eq. 2 multiplies the P(c|w_i) of the query words. Each word's normaliser Z_1 is the same for
 every person and cancels in Z_2, and sum_i (W_c W_p[w_i] + b_c) = W_c (sum_i W_p[w_i]) + k b_c,
-so a query of any length costs one matrix-vector product and one softmax over people. The product
-runs in the parameters' own precision (float32): its rounding (about 1e-7 relative) is far below
-anything training determines, and it halves the memory the product reads, which is the cost that
-dominates at 10,000 people. The softmax and the entropy are computed in float64.
+so a query of any length costs one matrix-vector product and one softmax over people, and a
+batch of queries one matrix product (`rank_batch`). Both run in float64: the parameters'
+float32 rounds a matrix-vector and a matrix-matrix product differently (about 1e-7 of the
+logits), which would reorder people whose scores nearly tie and so change the rank fusions
+(Eq. 5) between a query ranked alone and in a batch.
 
 `aggregation` chooses the weight a_i of each word in sum_i a_i log P(c|w_i):
 - "sum": a_i = 1, the paper's Eq. 2.
@@ -18,14 +19,19 @@ dominates at 10,000 people. The softmax and the entropy are computed in float64.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+from scipy.sparse import csr_matrix
 from scipy.special import log_softmax
 
 from expert_gui.core.data.collection import Collection
 from expert_gui.core.errors import QueryError
 from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.rankers.arrays import HOST
+from expert_gui.core.rankers.batch import BatchRanker, Query, Scores, encode_queries, term_block
 from expert_gui.core.rankers.common import no_known_words, ranked
 from expert_gui.core.rankers.names import AGGREGATIONS
 from expert_gui.core.rankers.ranking import Ranking, normalized_entropy
@@ -53,19 +59,21 @@ class Explanation:
     documents: tuple[SupportingDocument, ...] = ()
 
 
-class LogLinearRanker:
+class LogLinearRanker(BatchRanker):
     """Ranks the model's people by P(c|q) (Eq. 2), with the entropy of Eq. 6 on every answer."""
 
-    def __init__(self, model: LogLinearModel, aggregation: str = "sum"):
+    def __init__(self, model: LogLinearModel, aggregation: str = "sum", arrays=HOST):
         if aggregation not in AGGREGATIONS:
             raise QueryError(f"aggregation must be one of {AGGREGATIONS}, not {aggregation!r}")
         self.model = model
         self.aggregation = aggregation
         self.name = "loglinear" if aggregation == "sum" else f"loglinear-{aggregation}"
         self.person_ids = model.person_ids
-        self._weights = np.ascontiguousarray(model.candidate_weights, dtype=np.float32)
+        self._weights = np.ascontiguousarray(model.candidate_weights, dtype=np.float64)
         self._bias = model.candidate_bias.astype(np.float64)
         self._informativeness = np.full(len(model.vocab), np.nan)
+        self.arrays = arrays
+        self.batch_width = 2 * len(model.person_ids) + len(model.vocab)
 
     def word_weights(self, word_ids: np.ndarray) -> np.ndarray:
         """a_i of each query word under this ranker's aggregation."""
@@ -87,8 +95,8 @@ class LogLinearRanker:
     def log_probs(self, word_ids: np.ndarray) -> np.ndarray:
         """log P(c|q) over all people: one matrix-vector product and one softmax."""
         a = self.word_weights(word_ids)
-        summed = (a @ self.model.word_embeddings[word_ids].astype(np.float64)).astype(np.float32)
-        return log_softmax((self._weights @ summed).astype(np.float64) + a.sum() * self._bias)
+        summed = a @ self.model.word_embeddings[word_ids].astype(np.float64)
+        return log_softmax(self._weights @ summed + a.sum() * self._bias)
 
     def rank(self, query: str, depth: int | None = None) -> Ranking:
         ids, known, unknown = self.model.encode(query)
@@ -99,6 +107,30 @@ class LogLinearRanker:
         return ranked(query, self.name, self.person_ids, log_p, known, unknown, depth,
                       probabilities=p, entropy=normalized_entropy(p),
                       extra={"aggregation": self.aggregation})
+
+    def score_batch(self, queries: Sequence[Query]) -> Scores:
+        encoded = encode_queries(queries, self.model.tokenizer, self.model.vocab)
+        weights = [self.word_weights(ids) if len(ids) else ids for ids in encoded.ids]
+        log_p = self.arrays.host(self.batch_log_probs(encoded.matrix(weights)))
+        return Scores(self.name, self.person_ids, encoded.texts, log_p, encoded.known,
+                      encoded.unknown, extra=[{"aggregation": self.aggregation}] * len(encoded),
+                      log_probabilities=True)
+
+    @cached_property
+    def _resident(self):
+        """W_p, W_c and b where the batch runs."""
+        a = self.arrays
+        return (a.put(self.model.word_embeddings), a.put(self._weights), a.put(self._bias))
+
+    def batch_log_probs(self, weights: csr_matrix):
+        """queries x people log P(c|q) for each row of a_i summed per word (queries x words)."""
+        a = self.arrays
+        word_embeddings, candidate_weights, bias = self._resident
+        terms, block = term_block(weights)
+        summed = a.put(block.toarray()) @ a.float64(word_embeddings[a.put(terms)])
+        logits = summed @ candidate_weights.T
+        lengths = a.put(np.asarray(block.sum(axis=1)).ravel())
+        return a.log_softmax(logits + lengths[:, None] * bias[None, :])
 
     def explain(self, ranking: Ranking, person: int, collection: Collection | None = None,
                 n_documents: int = 5) -> Explanation:

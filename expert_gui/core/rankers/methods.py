@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from expert_gui.core.errors import QueryError
-from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.rankers.names import ENSEMBLE_MEMBERS, METHODS
 
 if TYPE_CHECKING:
     from expert_gui.core.data.collection import Collection
@@ -32,7 +32,7 @@ _LANGUAGE_MODELS = {
 
 def make_ranker(method: str, *, model: LogLinearModel | None = None,
                 collection: Collection | None = None, p_expert: bool = True,
-                **options) -> Ranker:
+                device: str | None = None, **options) -> Ranker:
     """Build the ranker `method` names.
 
     Options: loglinear `aggregation` ("sum", "mean", "informative"); model1/model2 `lam`
@@ -45,8 +45,13 @@ def make_ranker(method: str, *, model: LogLinearModel | None = None,
     With `p_expert`, a method the model's calibration holds a fit of P(expert) for, built with
     the options it was fitted with (the defaults), gives rankings that carry it
     (rankers/probability.py).
+
+    `device` is where `rank_batch` runs: None for numpy on the host, or a torch device ("cuda"
+    for the training GPU; rankers/arrays.py).
     """
-    ranker = _build(method, model, collection, dict(options))
+    from expert_gui.core.rankers.arrays import arrays_for
+
+    ranker = _build(method, model, collection, dict(options), arrays_for(device))
     fit = ((model.calibration or {}).get("probability", {}).get(method)
            if p_expert and model is not None else None)
     if fit is None or any(_DEFAULTS.get(k, object()) != v for k, v in options.items()):
@@ -60,18 +65,19 @@ def make_ranker(method: str, *, model: LogLinearModel | None = None,
 _DEFAULTS = {"aggregation": "sum", "fusion": "product"}
 
 
-def _build(method: str, model, collection, options: dict) -> Ranker:
+def _build(method: str, model, collection, options: dict, arrays) -> Ranker:
     if method not in METHODS:
         raise QueryError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     unknown = set(options) - _accepted(method)
     if unknown:
         raise QueryError(f"{method} takes no option {', '.join(sorted(unknown))}")
     if method == "auto":
-        return _fusion(model, collection, options)
+        return _fusion(model, collection, options, arrays)
     if method == "ensemble":
-        members = options.pop("members", ("model2-jm", "loglinear"))
+        members = options.pop("members", ENSEMBLE_MEMBERS)
         fusion = options.pop("fusion", "product")
-        rankers = [_build(m, model, collection, _options_for(m, options)) for m in members]
+        rankers = [_build(m, model, collection, _options_for(m, options), arrays)
+                   for m in members]
         from expert_gui.core.rankers.ensemble import EnsembleRanker
 
         return EnsembleRanker(rankers, fusion=fusion)
@@ -79,18 +85,19 @@ def _build(method: str, model, collection, options: dict) -> Ranker:
         _require(method, model=model)
         from expert_gui.core.rankers.loglinear import LogLinearRanker
 
-        return LogLinearRanker(model, **options)
+        return LogLinearRanker(model, **options, arrays=arrays)
     _require(method, collection=collection)
     if method in ("tfidf", "lsi"):
         from expert_gui.core.rankers import vector_space
 
         cls = vector_space.TfidfRanker if method == "tfidf" else vector_space.LsiRanker
-        return cls(collection, **options)
+        return cls(collection, **options, arrays=arrays)
     from expert_gui.core.rankers import language_models
 
     name, smoothing, fixed = _LANGUAGE_MODELS[method]
     expand = options.pop("expand", 0)
-    ranker = getattr(language_models, name)(collection, smoothing, **fixed, **options)
+    ranker = getattr(language_models, name)(collection, smoothing, **fixed, **options,
+                                            arrays=arrays)
     if expand:
         if name != "Model1":
             raise QueryError("query expansion is offered for Model 1 only")
@@ -101,7 +108,7 @@ def _build(method: str, model, collection, options: dict) -> Ranker:
     return ranker
 
 
-def _fusion(model, collection, options) -> FusionRanker:
+def _fusion(model, collection, options, arrays) -> FusionRanker:
     """The members with the weights the model's calibration chose, and why; for a model trained
     without held-out documents, the anchor of an uncalibrated `auto`."""
     _require("auto", model=model, collection=collection)
@@ -120,7 +127,7 @@ def _fusion(model, collection, options) -> FusionRanker:
     else:
         members, weights = fusion["members"], fusion["weights"]
         decision = fusion.get("decision", "earlier rule")
-    rankers = [_build(m, model, collection, _options_for(m, options)) for m in members]
+    rankers = [_build(m, model, collection, _options_for(m, options), arrays) for m in members]
     return FusionRanker(rankers, weights, decision=decision,
                         label=auto_label(model.calibration, bool(model.settings.get("stopped"))))
 

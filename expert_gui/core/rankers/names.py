@@ -5,6 +5,7 @@ METHODS = ("auto", "loglinear", "model1-jm", "model1-d", "model1-d-doc", "model2
            "tfidf", "lsi", "ensemble")
 AGGREGATIONS = ("sum", "mean", "informative")  # of the log-linear ranker's word scores
 FUSIONS = ("product", "rrf")  # of an ensemble's members
+ENSEMBLE_MEMBERS = ("model2-jm", "loglinear")  # the ensemble's, by default (the paper's Table 4)
 
 METHOD_LABELS = {
     "lsi": "LSI",

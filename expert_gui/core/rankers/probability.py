@@ -13,10 +13,12 @@ ranking's order is its method's own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
+from expert_gui.core.rankers.batch import BatchRanker, Query, Scores
 from expert_gui.core.rankers.fusion import zscores
 from expert_gui.core.rankers.ranking import Ranker, Ranking, WrappedRanker
 
@@ -33,7 +35,7 @@ def expert_probabilities(scores: np.ndarray, slope: float, intercept: float) -> 
     return sigmoid(slope * zscores(scores) + intercept)
 
 
-class ExpertProbability(WrappedRanker):
+class ExpertProbability(WrappedRanker, BatchRanker):
     """A ranker whose rankings carry `p_expert`: it ranks every candidate (the z-score needs
     them all), then keeps `depth`. Anything else is the wrapped ranker's."""
 
@@ -46,7 +48,13 @@ class ExpertProbability(WrappedRanker):
         full = self.ranker.rank(query)
         if full.no_known_words:
             return full
-        ranking = replace(full, p_expert=expert_probabilities(full.scores, self.slope,
-                                                              self.intercept),
+        ranking = replace(full, p_expert=self.probabilities(full.scores),
                           extra={**full.extra, "p_expert": self.fit})
         return ranking.cut(depth)
+
+    def probabilities(self, scores: np.ndarray) -> np.ndarray:
+        """P(expert) of every candidate's score for one query."""
+        return expert_probabilities(scores, self.slope, self.intercept)
+
+    def score_batch(self, queries: Sequence[Query]) -> Scores:
+        return replace(self.ranker.score_batch(queries), p_expert=self)

@@ -84,6 +84,8 @@ class Ranker(Protocol):
 
     def rank(self, query: str, depth: int | None = None) -> Ranking: ...
 
+    def rank_batch(self, queries: Sequence, depth: int | None = None) -> list[Ranking]: ...
+
 
 class WrappedRanker:
     """A ranker that changes another's rankings (`Restricted`, `ExpertProbability`) and is that

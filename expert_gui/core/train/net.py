@@ -156,6 +156,13 @@ def select_device(name: str = "auto") -> torch.device:
     return device
 
 
+def ranking_device(name: str = "auto") -> str | None:
+    """Where a run's rankings of its held-out documents run (rankers' `device`): the CUDA GPU
+    it trains on, else None, numpy on the host (Apple's MPS has no float64)."""
+    device = select_device(name)
+    return str(device) if device.type == "cuda" else None
+
+
 def glorot_uniform(rows: int, cols: int, generator: torch.Generator) -> torch.Tensor:
     """Section 4.4: uniform in [-sqrt(6/(rows+cols)), +sqrt(6/(rows+cols))]."""
     bound = math.sqrt(6.0 / (rows + cols))

@@ -26,6 +26,7 @@ from expert_gui.core.evaluation.evaluate import Stopped, check_stop
 from expert_gui.core.evaluation.measures import evaluated_topics, measure_run
 from expert_gui.core.evaluation.qrels import coverage
 from expert_gui.core.evaluation.runs import run_from_rankings
+from expert_gui.core.rankers.batch import block_size, blocks
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.state import AppState
@@ -56,11 +57,12 @@ def topic_entropies(model, queries: dict[str, str], qrels: dict, *, progress=Non
     """Rank every topic with the log-linear model; correlate entropy with AP when judged."""
     ranker = make_ranker("loglinear", model=model)
     rankings = {}
-    for i, (topic, query) in enumerate(queries.items()):
+    for part in blocks(list(queries.items()), block_size(ranker)):
         check_stop(should_stop)
-        rankings[topic] = ranker.rank(query)
+        rankings.update(zip((t for t, _ in part), ranker.rank_batch([q for _, q in part]),
+                            strict=True))
         if progress is not None:
-            progress((i + 1, len(queries)))
+            progress((len(rankings), len(queries)))
     topics = tuple(rankings)
     entropy = tuple(rankings[t].entropy for t in topics)
     fit = None
