@@ -72,7 +72,7 @@ def main() -> int:
     queries = {t.id: t.query for t in read_topics(args.topics)}
     qrels = read_qrels(args.qrels)
     topics = evaluated_topics(qrels, list(queries))
-    base = TrainSettings(threads=args.threads, checkpoint_every=0)
+    base = TrainSettings(threads=args.threads, checkpoint_every=0, retrain_on_all=False)
     found = (suggested_settings(args.collection, base) if not args.no_suggested_settings
              else None)
     settings = found.settings if found else base

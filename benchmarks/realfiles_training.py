@@ -66,7 +66,8 @@ def measure(path: Path, which: str, threads: int) -> dict:
         collection = load_collection(path)
     except (ExpertGuiError, ValueError, OSError) as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
-    base = TrainSettings(threads=threads, checkpoint_every=0, checkpoint_minutes=0)
+    base = TrainSettings(threads=threads, checkpoint_every=0, checkpoint_minutes=0,
+                         retrain_on_all=False)  # held-out figures of the measured model
     found = suggested_settings(path, base, collection=collection) if which == "suggested" \
         else None
     if found is not None and found.settings == base:

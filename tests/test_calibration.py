@@ -26,8 +26,10 @@ from expert_gui.core.store.storage import load_model
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.core.train.trainer import train
 
+# The model measured (kept as it is): what these tests check is its calibration; the model
+# trained again on every document after it: test_every_document.py.
 SETTINGS = TrainSettings(dim=16, batch_size=16, epochs=3, validation_fraction=0.1, seed=3,
-                         checkpoint_every=0)
+                         checkpoint_every=0, retrain_on_all=False)
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +132,7 @@ def test_the_models_rankers_index_the_collection_without_its_held_out_documents(
 def test_early_stopping_keeps_the_epoch_with_the_best_held_out_map(split):
     settings = TrainSettings(dim=16, batch_size=16, epochs=30, optimizer="adam",
                              learning_rate=0.05, validation_fraction=0.1, early_stopping=True,
-                             patience=2, seed=1, checkpoint_every=0)
+                             patience=2, seed=1, checkpoint_every=0, retrain_on_all=False)
     model = train_and_calibrate(split, settings)
     maps = [h["held_out_map"] for h in model.history]
     best = model.settings["best_epoch"]

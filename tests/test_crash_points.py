@@ -14,6 +14,7 @@ import pytest
 from fixtures.training import FOLDER
 
 from expert_gui.cli import main
+from expert_gui.core.evaluation.every_document import retrained
 from expert_gui.core.store.storage import load_model
 
 HARNESS = Path(__file__).parent / "fixtures" / "crash" / "kill_at_rename.py"
@@ -49,10 +50,11 @@ def test_the_run_renames_at_every_save(reference):
     _, renames = reference
     targets = [Path(line.split(" -> ")[1]).name for line in renames]
     # the collection cache, the folder's marker, four checkpoint saves (the first one rename,
-    # the others two), the model: its manifest (the swap), then its tensors
+    # the others two), the model measured, then the model trained again on every document
+    # (issue 29): each its manifest (the swap), then its tensors
     assert targets.count("checkpoint") == 4 and targets.count("checkpoint.old") == 3
-    assert targets[-2:] == ["manifest.json", "model.safetensors"]
-    assert targets[1] == ".expert-gui" and len(targets) == 11
+    assert targets[-4:] == ["manifest.json", "model.safetensors"] * 2
+    assert targets[1] == ".expert-gui" and len(targets) == 13
 
 
 def test_a_save_over_an_older_model_leaves_one_whole_model_at_every_rename(tmp_path):
@@ -78,13 +80,23 @@ def test_a_save_over_an_older_model_leaves_one_whole_model_at_every_rename(tmp_p
     newer = load_model(whole)
     assert not np.array_equal(newer.word_embeddings, older.word_embeddings)
     renames = (tmp_path / "whole.log").read_text().splitlines()
-    for n in (len(renames) - 1, len(renames)):  # before the manifest's rename, before the tensors'
+    # Before the measured model's manifest is swapped in: the older model; before the kept
+    # model's: the measured one, whole (calibrated, not trained again); before its tensors'
+    # rename: the kept one.
+    measured = None
+    for n in (len(renames) - 3, len(renames) - 1, len(renames)):
         code, out = again(n, f"killed{n}")
         assert code == -signal.SIGKILL
-        expected = older if n == len(renames) - 1 else newer
         model = load_model(out)
+        if n == len(renames) - 1:
+            assert model.calibration and retrained(model) is None
+            measured = model
+            continue
+        expected = older if n == len(renames) - 3 else newer
         for a, b in zip(arrays(model), arrays(expected), strict=True):
             np.testing.assert_array_equal(a, b, err_msg=f"killed before rename {n}")
+    assert retrained(newer) and not np.array_equal(measured.candidate_weights,
+                                                   newer.candidate_weights)
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ import json
 
 from expert_gui.cli import COMMANDS
 from expert_gui.cli.rank import P_EXPERT_MISSING, add_ranker_options, open_ranker, score_name
+from expert_gui.core.rankers.query_type import auto_reason, query_kind, query_type
 
 
 def register(sub):
@@ -49,7 +50,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"query": args.text, "method": args.method, "model": args.model_dir,
                           "score": score_name(args), "p_expert": p_expert_json(ranking),
-                          **auto_json(ranking),
+                          **auto_json(ranking, model, args.text),
                           "candidates": None if ranking.candidates is None
                           else len(ranking.candidates),
                           "known_words": ranking.known_words,
@@ -64,6 +65,8 @@ def run(args) -> int:
         return 0
     if "label" in ranking.extra:
         print(f"auto: {ranking.extra['label']}")
+        n = query_words(model, args.text)
+        print(f"  for this {query_kind(n)}: {auto_reason(model.calibration, n)}")
     if ranking.candidates is not None:
         print(f"ranked among the {len(ranking.candidates):,} people of {args.candidates}")
     if ranking.entropy is not None:
@@ -95,7 +98,14 @@ def p_expert_json(ranking) -> dict | None:
                     "per-query z-score of the method's score", **fit}
 
 
-def auto_json(ranking) -> dict:
+def auto_json(ranking, model, text: str) -> dict:
     if "decision" not in ranking.extra:
         return {}
-    return {"auto": {k: ranking.extra[k] for k in ("decision", "label", "members", "weights")}}
+    n = query_words(model, text)
+    return {"auto": {**{k: ranking.extra[k] for k in ("decision", "label", "members", "weights")},
+                     "query_type": query_type(n), "why": auto_reason(model.calibration, n)}}
+
+
+def query_words(model, text: str) -> int:
+    """The query's words as the model reads them, known or not."""
+    return len(model.tokenizer.words(text))

@@ -136,11 +136,13 @@ def register(sub):
 def run(args) -> int:
     from expert_gui.core.data.topics import read_topics
     from expert_gui.core.evaluation.runs import write_run
+    from expert_gui.core.rankers.fusion import auto_label
+    from expert_gui.core.rankers.query_type import auto_reason, query_type
     from expert_gui.core.store.outputs import check_output_file
 
     check_output_file(args.run)  # before the work, as train --out
     topics = read_topics(args.topics)
-    _, _, ranker = open_ranker(args)
+    model, _, ranker = open_ranker(args)
     ranked = ranker.rank_batch([topic.query for topic in topics], depth=args.depth)
     rankings = {topic.id: ranking for topic, ranking in zip(topics, ranked, strict=True)}
     no_words = [topic for topic, ranking in rankings.items() if ranking.no_known_words]
@@ -150,6 +152,14 @@ def run(args) -> int:
     print(f"{len(topics)} topics ranked with {ranker.name}"
           + (f" among {len(ranker.candidates):,} candidates" if args.candidates else "")
           + f", written to {args.run}" + (" (7th column: P(expert))" if args.p_expert else ""))
+    if args.method == "auto":
+        print(f"auto: {auto_label(model.calibration, bool(model.settings.get('stopped')))}")
+        lengths = [len(model.tokenizer.words(t.query)) for t in topics]
+        for kind in ("short topic", "whole document"):
+            of_kind = [n for n in lengths if query_type(n) == kind]
+            if of_kind:
+                print(f"  {len(of_kind):,} {kind}s (up to {max(of_kind):,} words): "
+                      f"{auto_reason(model.calibration, of_kind[0])}")
     if no_words:
         print(f"{len(no_words)} topics have no known words and rank nobody: "
               f"{', '.join(no_words[:10])}{' ...' if len(no_words) > 10 else ''}",

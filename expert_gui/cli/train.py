@@ -17,6 +17,7 @@ from dataclasses import replace
 from expert_gui.cli import COMMANDS
 from expert_gui.cli.stats import NUMBERS_HELP, add_collection_arguments, table_columns
 from expert_gui.core.data.text import NUMBER_RULES, TextSettings
+from expert_gui.core.train.settings import RETRAIN_COST
 
 # Command-line option -> TrainSettings field, for the options that map one to one.
 TRAIN_OPTIONS = {
@@ -80,6 +81,11 @@ def register(sub):
                    help="on one CUDA GPU, replay each step from one captured CUDA graph "
                         "(default: on; it falls back to eager steps by itself where it cannot "
                         "be used)")
+    p.add_argument("--retrain-on-all", action=argparse.BooleanOptionalAction, default=None,
+                   help="once the held-out documents have measured the model and calibrated "
+                        "auto, train it again on every document, the held-out ones included, "
+                        "so that every method's answers use all of them (default: on). The "
+                        f"second run takes about as long as the first: {RETRAIN_COST}")
     p.add_argument("--embeddings", metavar="FILE", default=None,
                    help="pretrained word vectors (word2vec binary/text or GloVe) for W_p")
     p.add_argument("--vocab-size", type=int, default=None,
@@ -142,7 +148,7 @@ def _given(args) -> dict:
     """The training options given on the command line."""
     given = {k: getattr(args, k) for k in (*TRAIN_OPTIONS, "optimizer", "overlapping",
                                            "early_stopping", "device", "mixed_precision",
-                                           "cuda_graphs", "embeddings")}
+                                           "cuda_graphs", "embeddings", "retrain_on_all")}
     return {k: v for k, v in given.items() if v is not None}
 
 
@@ -179,6 +185,7 @@ def run(args) -> int:
         TrainingStage,
         train_and_calibrate,
     )
+    from expert_gui.core.evaluation.every_document import retrained, retrained_note
     from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
     from expert_gui.core.evaluation.quality import (
         held_out_note,
@@ -212,8 +219,11 @@ def run(args) -> int:
         say_suggested(found)
     print(f"{collection.name}: {collection.n_documents:,} documents, {collection.n_people:,} "
           f"people, {len(collection.vocab):,} words; {text.describe()}", file=sys.stderr)
-    print(f"held out of training, as queries: {len(split.documents):,} documents",
-          file=sys.stderr)
+    again = settings.retrain_on_all and len(split.documents)
+    print(f"held out of training, as queries: {len(split.documents):,} documents"
+          + ("; once they have measured the model, it is trained again on all "
+             f"{collection.n_documents:,} (about as long again; --no-retrain-on-all: not)"
+             if again else ""), file=sys.stderr)
     shortfall = held_out_shortfall(collection, len(split.documents), split.settings)
     if shortfall:
         print(f"note: {shortfall}", file=sys.stderr)
@@ -279,7 +289,8 @@ def run(args) -> int:
         print(f"stopped; checkpoint in {args.out}/checkpoint (continue with --resume)")
     per = LossScale.of_model(model).per_instance
     val = last.get("val_loss")
-    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}, cross-entropy per "
+    run = " of the measured run" if retrained(model) else ""
+    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}{run}, cross-entropy per "
           f"instance {per(last.get('train_loss', math.nan)):.3f} (training), "
           f"{math.nan if val is None else per(val):.3f} (validation) nats; a uniform guess "
           f"scores log |C| = {math.log(max(model.n_people, 1)):.3f}")
@@ -287,7 +298,7 @@ def run(args) -> int:
         print(f"the steps ran on {ran['on']}", file=sys.stderr)
     print(time_spent(loaded, phases.seconds, time.perf_counter() - started), file=sys.stderr)
     if model.calibration:
-        print(held_out_summary(model.calibration))
+        print(held_out_summary(model.calibration, retrained_note(model)))
         quality = {"documents": len(model.calibration["held_out"]["documents"]),
                    "advice": training_advice(model.settings, collection)}
         warning = held_out_warning(model.calibration["measures"], **quality)
@@ -309,14 +320,18 @@ def time_spent(load_s: float, phases: dict[str, float], wall_s: float) -> str:
             + f"; {outside:.0%} outside the steps")
 
 
-def held_out_summary(calibration: dict) -> str:
+def held_out_summary(calibration: dict, note: str = "") -> str:
     """The held-out documents' verdict: every method's MAP and MRR, and what auto ranks with."""
     from expert_gui.core.evaluation.tables import label
     from expert_gui.core.rankers.fusion import auto_label
 
     measures = calibration["measures"]
     n = len(calibration["held_out"]["documents"])
-    lines = [f"on the {n:,} held-out documents as queries:"]
+    lines = [f"on the {n:,} held-out documents as queries, the model measured being trained "
+             "without them:"]
     for method, m in measures.items():
         lines.append(f"  {label(method):<26} MAP {m['AP']:.3f}  MRR {m['RR']:.3f}")
-    return "\n".join(lines + [f"auto: {auto_label(calibration)}"])
+    lines.append(f"auto: {auto_label(calibration)}")
+    if note:
+        lines.append(note)
+    return "\n".join(lines)

@@ -6,6 +6,7 @@ import pytest
 from sklearn.decomposition import PCA
 
 from expert_gui.core.errors import QueryError
+from expert_gui.core.evaluation.tables import label
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.panels.comparison import ComparisonPanel
 from expert_gui.gui.panels.entropy import EntropyPanel, topic_entropies
@@ -207,11 +208,20 @@ def test_comparison_says_which_method_works_best_on_the_held_out_documents(qtbot
     assert panel.heldout_table.item(0, 1).text() == f"{measures[best]['AP']:.3f}"
     assert "Best on this collection" in panel.heldout_label.text()
     assert f"Auto: {model.calibration['fusion']['label']}" in panel.heldout_label.text()
+    assert "trained again, with the same settings" in panel.heldout_label.text()
     panel.measure_held_out()
-    qtbot.waitUntil(lambda: panel.heldout_table.rowCount() == 11, timeout=60_000)
+    assert not panel.heldout_button.isEnabled()
+    qtbot.waitUntil(panel.heldout_button.isEnabled, timeout=60_000)
+    assert panel.heldout_table.rowCount() == 11
     maps = [float(panel.heldout_table.item(r, 1).text()) for r in range(10)]
     assert maps == sorted(maps, reverse=True)
     assert panel.heldout_table.item(10, 0).text() == "Chance (random ranking)"
+    # the model kept has seen the held-out documents: the methods that use it keep the
+    # calibration's figures (of the model measured); the baselines, measured again, agree
+    shown = {panel.heldout_table.item(r, 0).text(): panel.heldout_table.item(r, 1).text()
+             for r in range(10)}
+    for method in ("loglinear", "auto", "ensemble", "model2-jm", "tfidf"):
+        assert shown[label(method)] == f"{measures[method]['AP']:.3f}", method
 
 
 @pytest.mark.parametrize("method", ["PCA", "t-SNE"])

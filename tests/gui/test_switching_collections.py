@@ -63,7 +63,9 @@ def test_an_opened_model_shows_its_own_training(qtbot, window):
     last = history[-1]
     assert panel.loss_label.text() == \
         f"{last['train_loss'] / weight:.3f} / {last['val_loss'] / weight:.3f}"
-    assert "Open model: gui-trained. The plot shows its training" in panel.status_label.text()
+    said = panel.status_label.text()  # the history kept is the measured run's (issue 29)
+    assert "Open model: gui-trained. The held-out figures are of the model measured" in said
+    assert "The plot shows the training of the model measured: each epoch's mean loss" in said
     panel.plot.redraw()  # the legend names only what is drawn: no step's loss here
     assert [label.text for _, label in panel.plot.legend.items] == \
         ["training (mean of each epoch)", "validation"]

@@ -27,6 +27,11 @@ from expert_gui.core.data.collection import Collection
 from expert_gui.core.data.text import Tokenizer
 from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.evaluate import Stopped, check_stop, evaluate, part_progress
+from expert_gui.core.evaluation.every_document import (
+    USES_THE_MODEL,
+    retrained,
+    train_on_every_document,
+)
 from expert_gui.core.evaluation.fusion_choice import choose_fusion, grid_average_precisions
 from expert_gui.core.evaluation.heldout import (
     HeldOut,
@@ -118,14 +123,19 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
                         resume: bool = False, word_vectors=None,
                         measured: Callable[[dict[str, PerTopic]], None] | None = None
                         ) -> LogLinearModel:
-    """Train on `split.training`, then calibrate `auto` on the held-out documents and save.
+    """Train on `split.training`, then calibrate `auto` on the held-out documents, train again on
+    every document (`settings.retrain_on_all`, every_document.py; not under torchrun) and save.
 
     The log-linear model's held-out MAP is recorded after every epoch (about a second on DPDK);
     with `settings.early_stopping` training keeps the epoch where it was best (the validation loss
-    kept falling after MAP peaked). The model is saved once, calibrated; a stopped run is saved as
-    `train` saves it, uncalibrated. `measured` gets the calibration's per-document AP and RR of
-    every method (`held_out_measures` at depth DEPTH, without ranking again).
+    kept falling after MAP peaked). The model is saved calibrated (the measured one first when it
+    is trained again, so that a second run stopped or cut short keeps it); a run stopped before
+    the calibration is saved as `train` saves it, uncalibrated. `measured` gets the calibration's
+    per-document AP and RR of every method (`held_out_measures` at depth DEPTH, without ranking
+    again): of the measured model.
     """
+    from expert_gui.core.store.storage import save_model
+    from expert_gui.core.train import distributed
     from expert_gui.core.train.instances import mean_weight
     from expert_gui.core.train.net import ranking_device
     from expert_gui.core.train.trainer import train  # torch: only when training
@@ -150,15 +160,27 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
                            + (f": {what[0]}" if what else ""), done, total,
                            phase="calibration"))
 
-    def finish(model: LogLinearModel) -> None:
+    def finish(model: LogLinearModel) -> LogLinearModel:
         try:
             model.calibration = calibrate(model, split, should_stop=should_stop,
                                           progress=calibrating, measured=measured,
                                           device=ranking_device(settings.device))
         except Stopped:
-            pass  # stopped while calibrating: saved uncalibrated, as a stopped run
+            return model  # stopped while calibrating: saved uncalibrated, as a stopped run
+        if settings.retrain_on_all and not distributed.context().active:
+            if out_dir is not None:  # kept if the second run is stopped or cut short
+                tell(TrainingStage(f"Saving the measured model to {out_dir}", phase="saving"))
+                save_model(model, out_dir)
+            try:
+                model = train_on_every_document(model, split, settings, progress=lambda *a:
+                                                tell(TrainingStage(*a, phase="steps")),
+                                                should_stop=should_stop,
+                                                should_pause=should_pause)
+            except Stopped:
+                pass  # the measured model, calibrated, is the one kept
         if out_dir is not None:
             tell(TrainingStage(f"Saving the model to {out_dir}", phase="saving"))
+        return model
 
     return train(split.training, settings, out_dir=out_dir, progress=progress,
                  should_stop=should_stop, should_pause=should_pause, resume=resume,
@@ -348,7 +370,9 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
     was trained from; the rankers index it without the held-out documents. `rankers` already
     built on that index (an experiment's: LSI alone takes seconds to build) are used as given.
     With `candidates` (person ids) only they are ranked and judged, and the documents none of
-    whose people is among them are left out."""
+    whose people is among them are left out. A model trained again on every document has seen
+    the held-out ones: the methods that use it (USES_THE_MODEL) are left out, their figures
+    being the calibration's, of the model it measured."""
     from expert_gui.core.rankers.methods import make_ranker
     from expert_gui.core.rankers.names import METHODS
 
@@ -356,6 +380,14 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
         raise QueryError("this model was trained without held-out documents; train it again "
                          "with some (the default) to see which method works best")
     methods = METHODS if methods is None else methods
+    if retrained(model):
+        methods = [m for m in methods if m not in USES_THE_MODEL]
+        rankers = None  # built on the whole collection, as the kept model's are
+        if not methods:
+            raise QueryError("this model was trained again on every document after its "
+                             "calibration, the held-out ones included, so the methods that use "
+                             "it cannot be measured on them again; the calibration's figures, "
+                             "of the model measured before, are in its notes")
     split = held_out_again(collection, model.calibration)
     if len(split.documents) == 0:
         raise QueryError("none of the model's held-out documents is in this collection: give "
@@ -384,9 +416,9 @@ def held_out_measures(model: LogLinearModel, collection: Collection,
 
 
 def trained_on(model: LogLinearModel, collection: Collection) -> bool:
-    """Whether the model was trained on this collection (less its held-out documents), by
-    fingerprint, without building anything."""
-    if not (model.calibration and collection.fingerprint):
+    """Whether the model was trained on this collection (less its held-out documents unless it
+    was trained again on every document), by fingerprint, without building anything."""
+    if not (model.calibration and collection.fingerprint) or retrained(model):
         return model.collection_fingerprint == collection.fingerprint
     index = collection.doc_index
     held = sorted(index[d] for d in model.calibration["held_out"]["documents"] if d in index)
@@ -396,7 +428,8 @@ def trained_on(model: LogLinearModel, collection: Collection) -> bool:
 
 def index_for(model: LogLinearModel, collection: Collection) -> Collection:
     """The collection as the model's rankers index it: without the documents held out of its
-    training (the same ones again, by id), or whole for a model trained on all of it."""
-    if model.calibration:
+    training (the same ones again, by id), or whole for a model trained on all of it (without
+    held-out documents, or again on every document after its calibration)."""
+    if model.calibration and not retrained(model):
         return held_out_again(collection, model.calibration).training
     return collection

@@ -35,6 +35,7 @@ from expert_gui.core.evaluation.calibration import (
     train_and_calibrate,
 )
 from expert_gui.core.evaluation.evaluate import Stopped, check_stop, evaluate, part_progress
+from expert_gui.core.evaluation.every_document import USES_THE_MODEL, retrained, retrained_note
 from expert_gui.core.evaluation.heldout import hold_out, without_documents
 from expert_gui.core.evaluation.measures import (
     ALL_MEASURES,
@@ -67,6 +68,7 @@ from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import METHODS
 from expert_gui.core.store.outputs import claim_output_folder
 from expert_gui.core.store.storage import load_model, save_model
+from expert_gui.core.train.settings import TrainSettings
 
 
 def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str | Path,
@@ -112,16 +114,23 @@ def run_experiment(collection_path: str | Path, topics: str | Path, qrels: str |
             rankings, rankers = _rank_all(index, model, queries, judgments, scored, result,
                                           stage.forward, should_stop, people)
         with stage("heldout"):
+            again = retrained(model) is not None
+            if again:  # a model trained again on every document has seen the held-out ones
+                result.warnings.append(
+                    f"{retrained_note(model)} On the held-out documents only the methods that "
+                    "do not use it are measured again.")
             if model.calibration:
                 # the calibration's own rankings answer it (all candidates, its depth)
                 reused = {m: calibrated[m] for m in settings.methods if m in calibrated} \
                     if not people and settings.depth == DEPTH else {}
-                rest = [m for m in settings.methods if m not in reused]
+                rest = [m for m in settings.methods if m not in reused
+                        and not (again and m in USES_THE_MODEL)]
                 result.held_out = reused | (held_out_measures(
                     model, collection, rest, depth=settings.depth, progress=stage.forward,
                     should_stop=should_stop, rankers=rankers, candidates=people or None)
                     if rest else {})
-                result.held_out = {m: result.held_out[m] for m in settings.methods}
+                result.held_out = {m: result.held_out[m] for m in settings.methods
+                                   if m in result.held_out}
             del rankers  # the later stages build their own
         with stage("numbers"):
             if settings.other_numbers:
@@ -233,11 +242,18 @@ def _model(collection: Collection, settings: ExperimentSettings, model_path, res
         result.model_path = Path(model_path)
         return model, index
     split = hold_out(collection, settings.held_out)
-    model = train_and_calibrate(split, settings.train, progress=forward, should_stop=should_stop,
-                                measured=measured)
+    model = train_and_calibrate(split, kept_as_measured(settings.train), progress=forward,
+                                should_stop=should_stop, measured=measured)
     check_stop(should_stop)
     result.model_path = save_model(model, result.out_dir / "model")
     return model, split.training
+
+
+def kept_as_measured(train: TrainSettings) -> TrainSettings:
+    """An experiment keeps the model its held-out documents measure, not one trained again on
+    every document (every_document.py), so that its held-out figures and its topics' rankings
+    are of the same model."""
+    return dataclasses.replace(train, retrain_on_all=False)
 
 
 def _candidates(collection: Collection, settings: ExperimentSettings, result) -> list[str]:
@@ -282,7 +298,8 @@ def _other_numbers(collection_path, settings: ExperimentSettings, queries, judgm
     if settings.exclude_topic_documents:
         collection = _without_queries(collection, queries, result)
     split = hold_out(collection, settings.held_out)
-    model = train_and_calibrate(split, settings.train, progress=forward, should_stop=should_stop)
+    model = train_and_calibrate(split, kept_as_measured(settings.train), progress=forward,
+                                should_stop=should_stop)
     check_stop(should_stop)
     for method in ("loglinear", "auto"):
         name = f"{method}@{settings.other_numbers}"

@@ -101,7 +101,8 @@ _FUSION_OPTIONAL: dict[str, Check] = {**_FUSION_CHOICE, "bagged_weights": _WEIGH
 
 def _calibration(value, where: str) -> None:
     """The held-out documents, the weights of `auto` and how they were chosen, every method's
-    measures there, and each method's fit of P(expert) (core/evaluation/calibration.py)."""
+    measures there, each method's fit of P(expert) (core/evaluation/calibration.py), and the
+    run that trained the model kept again on every document (every_document.py)."""
     fraction = obj({"fraction": number, "minimum": integer(0), "maximum": integer(0),
                     "seed": integer(), "documents": list_of(nonempty_string, unique=True)})
     fusion = obj({"members": list_of(one_of(MEMBERS), unique=True, min_length=1),
@@ -109,8 +110,10 @@ def _calibration(value, where: str) -> None:
     measures = obj({}, other=obj({"AP": number, "RR": number}))
     probability = obj({}, other=obj({"slope": number, "intercept": number,
                                      "queries": integer(1)}))
+    retrained = obj({"documents": integer(1), "people": integer(1), "words": integer(0),
+                     "epochs": integer(1), "steps": integer(0), "seconds": number})
     obj({"held_out": fraction, "fusion": fusion, "measures": measures},
-        {"probability": probability})(value, where)
+        {"probability": probability, "retrained": retrained})(value, where)
     fusion = value["fusion"]
     members = fusion["members"]
     for key in ("weights", "anchor_weights", "bagged_weights", "bootstrap_sd"):

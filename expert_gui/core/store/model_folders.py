@@ -81,6 +81,9 @@ class ModelFolder:
     problem: str = ""  # why a DAMAGED folder cannot be used
     held_out: dict = field(default_factory=dict)  # the calibration's measures, method -> AP, RR
     held_out_documents: int = 0  # how many held-out documents measured them
+    # 0, or the documents the model kept was trained on again after its calibration (all of
+    # the collection's: evaluation/every_document.py); the held-out figures are the measured's
+    retrained_documents: int = 0
     # Each epoch completed: its step, mean training and validation loss, held-out MAP (the
     # model's, or the checkpoint's for an interrupted run).
     history: tuple = ()
@@ -204,6 +207,7 @@ def _from_manifest(folder: Path, modified: float) -> ModelFolder:
         epochs=int(settings.get("epochs", 0)), settings=settings,
         held_out=dict(calibration.get("measures", {})),
         held_out_documents=len((calibration.get("held_out") or {}).get("documents", ())),
+        retrained_documents=int((calibration.get("retrained") or {}).get("documents", 0)),
         history=tuple(history))
 
 

@@ -116,7 +116,9 @@ class TrainSettings:
     large collection takes hours).
     `epochs` is 5, from the DPDK dev topics (benchmarks/epochs_dpdk.py): MAP rose from 0.41
     after one epoch (the paper's setting) to 0.51 after five, then stayed at 0.48-0.50 while the
-    validation loss bottomed out at epoch 6 and rose from epoch 7. `cuda_graphs`: on one CUDA GPU
+    validation loss bottomed out at epoch 6 and rose from epoch 7. `retrain_on_all`: once the
+    held-out documents have measured and calibrated the model trained without them, train it
+    again on every document (evaluation/every_document.py; as long again). `cuda_graphs`: on one CUDA GPU
     (one process), each full step is replayed from one captured CUDA graph (step.GraphStepper):
     1.27 M instances/s on an H100 at the paper's batch of 1,024, against 0.32 M eager
     (docs/results/gpu.md). Elsewhere, or if the capture fails, the step runs eagerly."""
@@ -143,6 +145,7 @@ class TrainSettings:
     candidate_chunk: int = 8192
     embeddings: str = ""
     threads: int = 0
+    retrain_on_all: bool = True
 
     def __post_init__(self):
         problem = settings_problem(self)
@@ -194,6 +197,11 @@ def settings_problem(settings: TrainSettings) -> str:
         return "early stopping needs a validation fraction above 0"
     return ""
 
+
+# What `retrain_on_all` costs (benchmarks/every_document.py, docs/results/every-document.md):
+# the second run repeats the first's epochs on 2% more documents.
+RETRAIN_COST = ("on a shared two-core CPU, DPDK's 45,205 commits took 1-6 minutes more (the first "
+                "run 7-13), the demo under a second; on a GPU, seconds")
 
 # Settings that change how a run goes, not the model it makes.
 HOW_IT_RUNS = ("device", "threads", "candidate_chunk", "checkpoint_every", "checkpoint_minutes",

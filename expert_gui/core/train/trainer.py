@@ -116,7 +116,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
           should_pause: Callable[[], bool] | None = None, resume: bool = False,
           word_vectors=None,
           epoch_score: Callable[[dict[str, np.ndarray], int], float] | None = None,
-          finish: Callable[[LogLinearModel], None] | None = None) -> LogLinearModel:
+          finish: Callable[[LogLinearModel], LogLinearModel] | None = None) -> LogLinearModel:
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
     Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps and at every epoch's end
@@ -128,8 +128,8 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     epoch's number (from 1, counting the epochs before a resume) at the end of every epoch,
     returns a score to maximise (held-out MAP, evaluation/calibration.py); it is recorded in the
     history and, when given, early stopping watches it instead of the validation loss.
-    `finish` completes a model that was not stopped (its calibration) before it is saved, so the
-    model files are written once.
+    `finish` completes a model that was not stopped (its calibration) and returns the model to
+    save (it, or one trained again on more documents: evaluation/every_document.py).
     """
     if resume and out_dir is None:
         raise TrainingError("resuming needs the output folder that holds the checkpoint")
@@ -225,7 +225,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     model = _to_model(net, run, settings, collection, word_vectors, stopped,
                       weight=mean_weight(collection, settings.window, settings.overlapping))
     if finish is not None and not stopped and dist.is_main:
-        finish(model)
+        model = finish(model)
     if out_dir is not None and dist.is_main:
         save_model(model, out_dir)
     return model

@@ -32,6 +32,7 @@ from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.analysis import APDifference, ap_difference
 from expert_gui.core.evaluation.calibration import held_out_measures, index_for
 from expert_gui.core.evaluation.evaluate import Stopped, evaluate
+from expert_gui.core.evaluation.every_document import USES_THE_MODEL, retrained, retrained_note
 from expert_gui.core.evaluation.measures import LABELS, evaluated_topics
 from expert_gui.core.evaluation.qrels import check_coverage, restrict
 from expert_gui.core.evaluation.quality import CHANCE
@@ -278,7 +279,8 @@ class ComparisonPanel(QWidget):
         self.heldout_label.setText(
             f"Each of the {n:,} documents held out of training is a query, its own people the "
             f"answers. Best on this collection: <b>{label(order[0])}</b> "
-            f"(MAP {measures[order[0]][0]:.3f}). Auto: {html.escape(auto)}.")
+            f"(MAP {measures[order[0]][0]:.3f}). Auto: {html.escape(auto)}. "
+            + html.escape(retrained_note(self.state.model)))
 
     def measure_held_out(self) -> None:
         s = self.state
@@ -293,7 +295,12 @@ class ComparisonPanel(QWidget):
 
     def _held_out_measured(self, per_method) -> None:
         self.heldout_button.setEnabled(True)
-        self.fill_held_out({m: (p.mean("AP"), p.mean("RR")) for m, p in per_method.items()})
+        measures = {m: (p.mean("AP"), p.mean("RR")) for m, p in per_method.items()}
+        if retrained(self.state.model):  # the methods of the model kept are not measured again
+            measures = {**{m: (v["AP"], v["RR"]) for m, v in
+                           self.state.model.calibration["measures"].items()
+                           if m in USES_THE_MODEL}, **measures}
+        self.fill_held_out(measures)
 
     def _held_out_failed(self, exc, details) -> None:
         self.heldout_button.setEnabled(True)

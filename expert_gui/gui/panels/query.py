@@ -42,6 +42,7 @@ from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.loglinear import LogLinearRanker, supporting_documents
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import METHODS, SCORE_NAMES
+from expert_gui.core.rankers.query_type import auto_reason, query_kind
 from expert_gui.core.store.model_folders import (
     COMPLETE,
     PARTIAL,
@@ -496,7 +497,9 @@ class QueryPanel(QWidget):
         """Which method ranked, and for auto with what and why."""
         note = label(self.ranked_by)
         if "label" in ranking.extra:
-            note += f": {ranking.extra['label']}"
+            n = len(self.state.model.tokenizer.words(ranking.query))
+            note += (f": {ranking.extra['label']}. For this {query_kind(n)}: "
+                     f"{auto_reason(self.state.model.calibration, n)}")
         elif self.method() != self.ranked_by:
             note += f" ({label(self.method())} is being prepared" + \
                 ("" if self.state.collection is not None else ": open the model's collection") + ")"

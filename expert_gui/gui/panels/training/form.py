@@ -28,6 +28,7 @@ from expert_gui.core.train.settings import (
     OPTIMIZERS,
     PAPER_DEFAULTS,
     RANGES,
+    RETRAIN_COST,
     Range,
     TrainSettings,
     field_problem,
@@ -74,6 +75,12 @@ TOOLTIPS = {
     "embeddings": "Optional pretrained word vectors (word2vec/GloVe text) to start W_p from.",
     "threads": "CPU threads for training (0: torch's default, every core). The app starts "
                "with one core fewer, so the window stays responsive while it trains.",
+    "retrain_on_all": "Once the held-out documents have measured the model and calibrated "
+                      "auto, train it again on every document, the held-out ones included, "
+                      "so that every method's answers use all of them (the held-out figures "
+                      "stay those of the model measured). The second run takes about as long "
+                      f"as the first: {RETRAIN_COST}. Off: the held-out documents stay out of "
+                      "the answers.",
 }
 
 

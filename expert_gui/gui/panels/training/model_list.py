@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QFileDialog, QListWidgetItem, QMessageBox
 
 from expert_gui.core.errors import ModelFileError
+from expert_gui.core.evaluation.every_document import retrained, retrained_note
 from expert_gui.core.evaluation.quality import (
     held_out_note,
     held_out_shortfall,
@@ -209,13 +210,22 @@ def model_note(model, collection) -> str:
     return held_out_note(measures, documents=documents, advice=advice)
 
 
-def verdict_html(model, collection) -> str:
+def verdict_html(model, collection, kept: bool = True) -> str:
     """What the panel adds after a model's name: its warning in red, or its note ('' when
-    neither)."""
+    neither); then (with `kept`), for a model trained again on every document, that its
+    held-out figures are of the model measured before."""
+    again = retrained_note(model) if kept else ""
+    again = f" {html.escape(again)}" if again else ""
     if warning := model_warning(model, collection):
-        return f' <span style="color:#c92a2a">{WARNING_SIGN} {html.escape(warning)}</span>'
+        return f' <span style="color:#c92a2a">{WARNING_SIGN} {html.escape(warning)}</span>{again}'
     note = model_note(model, collection)
-    return f" {html.escape(note[0].upper() + note[1:])}." if note else ""
+    return (f" {html.escape(note[0].upper() + note[1:])}." if note else "") + again
+
+
+def plotted_run(model) -> str:
+    """Whose training the plot of a model's history shows: a model trained again on every
+    document keeps the history of the run measured on the held-out documents."""
+    return "the training of the model measured" if retrained(model) else "its training"
 
 
 def _quality(model, collection) -> tuple:

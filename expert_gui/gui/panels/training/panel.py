@@ -45,6 +45,7 @@ from expert_gui.gui.panels.training.form import (
 from expert_gui.gui.panels.training.model_list import (
     ModelList,
     model_warning,
+    plotted_run,
     source_name,
     verdict_html,
 )
@@ -371,8 +372,8 @@ class TrainingPanel(ModelList, QWidget):
                 text += f" (<b>partial</b>: {partial_text(model)})"
             text += "." + verdict_html(model, collection)
             if self.plot.epoch_steps and not self._finished_text:
-                text += (" The plot shows its training: each epoch's mean loss (a model keeps "
-                         "no step's).")
+                text += (f" The plot shows {plotted_run(model)}: each epoch's mean loss (a "
+                         "model keeps no step's).")
         if self._finished_text:
             text = self._finished_text + "<br>" + text
         self.status_label.setText(text)
@@ -561,7 +562,7 @@ class TrainingPanel(ModelList, QWidget):
         opens = self.state.fits(model)
         own = self.state.collection if opens else None
         warning = model_warning(model, own)
-        done += "." + verdict_html(model, own)
+        done += "." + verdict_html(model, own, kept=False)  # the idle text below says it
         if not opens:  # another collection was opened meanwhile: the model waits in the list
             done += (f" Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
                      ", not to the collection now open.")

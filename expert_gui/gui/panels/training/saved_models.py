@@ -35,6 +35,8 @@ def held_out_text(info: ModelFolder) -> str:
     text = f"held-out MAP {measures['loglinear']['AP']:.3f}"
     if "auto" in measures:
         text += f" (auto {measures['auto']['AP']:.3f})"
+    if info.retrained_documents:  # the MAP is of the model measured before
+        text += f", then trained on all {info.retrained_documents:,} documents"
     return text
 
 

@@ -1,0 +1,76 @@
+"""Every document counts in the app (issue 29, part 1): trained with the Train button, a word
+only held-out documents hold is known to every method and finds its author, and the panels say
+that the held-out figures are of the model measured and the model kept saw every document."""
+
+import csv
+import html
+import shutil
+
+import pytest
+from gui_helpers import GUI_COLLECTION, open_collection, set_training
+
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
+from expert_gui.core.rankers.names import METHODS
+
+pytestmark = pytest.mark.gui
+
+PLANTED = "zorblax"
+
+
+def planted_copy(tmp_path):
+    """The GUI collection with a word in one of the documents the app's training holds out
+    (the split depends on who wrote what, not on the words)."""
+    folder = shutil.copytree(GUI_COLLECTION, tmp_path / "planted")
+    split = hold_out(load_collection(folder, use_cache=False), HeldOutSettings(seed=0))
+    target = split.doc_ids[0]
+    path = folder / "documents.tsv"
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t"))
+    for row in rows:
+        if row[0] == target:
+            row[1] += f" {PLANTED}" * 6
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f, delimiter="\t", lineterminator="\n").writerows(rows)
+    with open(folder / "associations.tsv", encoding="utf-8", newline="") as f:
+        authors = {r["person_id"] for r in csv.DictReader(f, delimiter="\t")
+                   if r["doc_id"] == target}
+    return folder, authors
+
+
+def test_trained_in_the_app_a_word_only_held_out_documents_hold_is_found_by_every_method(
+        qtbot, window, tmp_path):
+    folder, authors = planted_copy(tmp_path)
+    open_collection(qtbot, window, folder)
+    set_training(window, seed=0)
+    tp, qp = window.training_panel, window.query_panel
+    assert tp.form.widgets["retrain_on_all"].isChecked()  # the default: every document
+    assert "as long as the first" in tp.form.widgets["retrain_on_all"].toolTip()
+    stages = []
+    handler = tp._on_progress
+    tp._on_progress = lambda events: stages.extend(events) or handler(events)
+    tp.start_training()
+    qtbot.waitUntil(lambda: window.state.model is not None and not tp.is_training(),
+                    timeout=180_000)
+    model = window.state.model
+    total = window.state.collection.n_documents
+    again = [e for e in stages if f"Training again on all {total:,} documents" in
+             getattr(e, "text", "")]
+    assert again and again[-1].done == again[-1].total > 0  # the second run's steps, counted
+    n = len(model.calibration["held_out"]["documents"])
+    said = tp.status_label.text()
+    assert f"measured on {n:,} documents it had not seen" in said
+    assert f"on all {total:,} documents" in said and said.count("trained again") == 1
+    assert "then trained on all" in tp.models_list.item(0).text()  # the saved models list
+    qp.set_query(PLANTED)
+    for method in METHODS:
+        qp.method_combo.setCurrentIndex(qp.method_combo.findData(method))
+        qtbot.waitUntil(lambda m=method: qp.ranking is not None and qp.ranked_by == m and
+                        qp.ranking.method.split("(")[0] == m, timeout=60_000)
+        words = qp.words_label.text()
+        assert "Unknown words" not in words and "knows none" not in words, method
+        top = {qp.results.item(row, 1).text() for row in range(len(authors))}
+        assert top == authors, method
+        if method == "auto":  # part 2: which weights, for which kind of query, and why
+            assert "For this short topic (1 word): auto's weights from the held-out documents" \
+                in html.unescape(words)
