@@ -230,11 +230,26 @@ class StatusBar(QStatusBar):
         right = min((w.x() for w in permanent), default=self.width())
         return elide_words(self.fontMetrics(), text, max(right - 16, 0))
 
+    def addPermanentWidget(self, widget: QWidget, stretch: int = 0) -> None:
+        super().addPermanentWidget(widget, stretch)
+        widget.installEventFilter(self)  # a label shown or widened later narrows the message
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide, QEvent.Type.Move,
+                            QEvent.Type.Resize):
+            self._refit_later()
+        return super().eventFilter(watched, event)
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         for w in self.findChildren(ElidedLabel):
             if w.parentWidget() is self:
                 w.setMaximumWidth(max(int(self.width() * self.PERMANENT_SHARE), 60))
+        self._refit_later()
+
+    def _refit_later(self) -> None:
+        """Fit the message again once the layout has settled (a message fitted when it was
+        shown was cut mid-word when "preparing the methods…" appeared beside it)."""
         if super().currentMessage() and self._full:
             left = int((self._until - time.monotonic()) * 1000) if self._until else 0
             if self._until == 0.0 or left > 0:

@@ -48,6 +48,29 @@ def test_status_bar_messages_are_cut_after_a_whole_word(qtbot, window):
         assert on_screen == LONG or cut_after_a_word(on_screen, LONG), on_screen
 
 
+def test_a_message_is_fitted_again_when_a_label_beside_it_widens(qtbot, window):
+    # under Xvfb: "Training done; auto: … on 60 held-out document" was painted cut mid-word
+    # under "preparing the methods: LSI (8 of 8)…", which widened after the message was shown
+    window.resize(1024, 700)
+    open_collection(qtbot, window)
+    bar = window.statusBar()
+    window.training_label.setVisible(False)
+    qtbot.waitUntil(lambda: bar.width() <= 1024, timeout=5_000)
+    done = ("Training done; auto: Log-linear — calibration inconclusive on 60 held-out "
+            "documents")
+    bar.showMessage(done, 8000)
+    assert QStatusBar.currentMessage(bar) == done  # room for all of it, so far
+    window.busy_label.setText("preparing the methods: LSI (8 of 8)")
+    window.busy_label.setMinimumWidth(300)  # as wide as the bar gives it in the app
+
+    def fits() -> bool:
+        shown = QStatusBar.currentMessage(bar)
+        return cut_after_a_word(shown, done) and \
+            bar.fontMetrics().horizontalAdvance(shown) <= window.busy_label.x()
+
+    qtbot.waitUntil(fits, timeout=5_000)
+
+
 def test_at_1024_px_names_come_whole_before_ids(qtbot, collection):
     model = random_model(collection)
     n = model.n_people
