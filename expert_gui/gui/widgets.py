@@ -30,17 +30,6 @@ BETTER = QColor("#d9f2d9")
 WORSE = QColor("#f8d7d7")
 
 
-def format_duration(seconds: float | None) -> str:
-    if seconds is None or not math.isfinite(seconds):
-        return "–"
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
-
-
 def percent(share: float) -> str:
     """A share as a percentage that never reads 0% or 100% when it is neither: 0.25% of the
     mass over 2,000 people was shown as '0%'."""

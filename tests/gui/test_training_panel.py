@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from gui_helpers import GUI_COLLECTION, open_collection, set_training
 
+from expert_gui.core.durations import format_duration
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.gui.panels.training.form import GUI_DEFAULTS
 from expert_gui.gui.panels.training.plot import SMOOTHING, LossPlot, Smoother
-from expert_gui.gui.widgets import format_duration
 
 pytestmark = pytest.mark.gui
 

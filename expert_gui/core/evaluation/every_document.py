@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from expert_gui.core.durations import format_duration
 from expert_gui.core.evaluation.evaluate import Stopped
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def train_on_every_document(measured: LogLinearModel, split: HeldOut, settings: 
 
     def forward(event) -> None:
         if isinstance(event, TrainProgress):
-            left = f", about {_duration(event.eta_s)} left" if event.eta_s < 1e9 else ""
+            left = f", about {format_duration(event.eta_s)} left" if event.eta_s < 1e9 else ""
             tell(text + left, event.step, event.total_steps)
 
     tell(text, 0, 0)
@@ -97,15 +98,6 @@ def retrained_note(model: LogLinearModel) -> str:
     return (f"The held-out figures are of the model measured on {n:,} documents it had not "
             f"seen; the model kept was then trained again, with the same settings and "
             f"{record['epochs']} epoch{'s' if record['epochs'] != 1 else ''}, on all "
-            f"{record['documents']:,} documents ({_duration(record['seconds'])}), so every "
-            "method's answers use every document.")
+            f"{record['documents']:,} documents ({format_duration(record['seconds'])}), so "
+            "every method's answers use every document.")
 
-
-def _duration(seconds: float) -> str:
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"

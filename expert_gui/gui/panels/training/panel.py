@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.durations import format_duration
 from expert_gui.core.errors import ModelFileError
 from expert_gui.core.evaluation.calibration import LossScale, TrainingStage
 from expert_gui.core.paths import models_dir
@@ -55,7 +56,6 @@ from expert_gui.gui.widgets import (
     ElidedLabel,
     compact,
     format_bytes,
-    format_duration,
     plural,
     set_placeholder,
 )
