@@ -12,7 +12,7 @@ from expert_gui.core.rankers.query_type import (
 CALIBRATION = {"fusion": {"members": ["loglinear"], "weights": [1.0]},
                "measures": {"auto": {"AP": 0.9, "RR": 0.9}, "loglinear": {"AP": 0.4, "RR": 0.5},
                             "model1-d": {"AP": 0.6, "RR": 0.7}, "chance": {"AP": 0.95, "RR": 1},
-                            "tfidf": {"AP": 0.5, "RR": 0.5}}}
+                            "tfidf": {"AP": 0.5, "RR": 0.5}, "ensemble": {"AP": 0.7, "RR": 0.7}}}
 
 
 def test_a_query_of_more_than_twelve_words_is_a_whole_document():
@@ -30,7 +30,7 @@ def test_short_topics_are_told_auto_did_as_well_as_the_best_method_elsewhere():
 def test_whole_documents_are_told_the_weights_measure_authorship_and_the_best_single_method():
     said = auto_reason(CALIBRATION, 40)
     assert "measure authorship" in said
-    # the best single method, not auto itself nor the chance floor
+    # the best single method, not auto itself, the ensemble (two methods) nor the chance floor
     assert "the best single method was Model 1 (d) (MAP 0.600)" in said
 
 

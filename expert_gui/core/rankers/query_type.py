@@ -37,7 +37,7 @@ def auto_reason(calibration: dict | None, n_words: int) -> str:
         return ("auto's weights from the held-out documents; on short topics of other "
                 "collections they did as well as the best single method or better")
     measures = calibration.get("measures", {})
-    singles = [m for m in METHODS if m != "auto" and m in measures]
+    singles = [m for m in METHODS if m not in ("auto", "ensemble") and m in measures]
     best = max(singles, key=lambda m: measures[m]["AP"], default=None)
     named = (f", where the best single method was {METHOD_LABELS.get(best, best)} (MAP "
              f"{measures[best]['AP']:.3f})" if best else "")
