@@ -65,6 +65,17 @@ def test_lsi_is_cosine_of_summed_projected_documents(collection):
     np.testing.assert_allclose(ranking.scores, expected[ranking.people], rtol=1e-8)
 
 
+def test_lsi_topics_are_the_leading_singular_vectors(collection):
+    """Fitted in single precision, the topics are still those of an exact SVD (numpy's, in
+    double) to single precision: the same singular values and the same subspace."""
+    ranker = LsiRanker(collection, dims=3)
+    assert ranker.svd.components_.dtype == np.float64
+    _, sigma, vt = np.linalg.svd(ranker.doc_vectors.toarray(), full_matrices=False)
+    np.testing.assert_allclose(ranker.svd.singular_values_, sigma[:3], rtol=1e-5)
+    overlap = np.linalg.svd(ranker.svd.components_ @ vt[:3].T, compute_uv=False)
+    np.testing.assert_allclose(overlap, 1.0, atol=1e-5)  # cosines of the principal angles
+
+
 def test_lsi_dims_capped_by_the_collection(collection):
     assert LsiRanker(collection).svd.n_components == collection.n_documents - 1
 

@@ -91,11 +91,14 @@ class TfidfRanker(BatchRanker):
 class LsiRanker(TfidfRanker):
     """TF-IDF vectors projected onto `dims` latent topics (TruncatedSVD) before summing.
 
-    A collection of more than FIT_DOCUMENTS documents has its SVD fitted on a seeded sample of
-    that many, and each person's vector is their TF-IDF vector projected (the sum of their
-    documents' projections, never held): the SVD of all of 180,820 documents (DPDK copied four
-    times) took 378 s of a loaded two-core machine, and of a million it would hold gigabytes
-    of documents x topics. Up to FIT_DOCUMENTS nothing changes.
+    Each person's vector is their TF-IDF vector projected onto the topics (the sum of their
+    documents' projections, never held). The SVD is fitted in single precision, then the topics
+    are kept and applied in double: half the time of a double fit (DPDK's 44,301 documents:
+    3.4 s against 7.2 s) with the same MAP and MRR on its 158 dev topics to four decimals
+    (0.1782, 0.198; singular values within 2e-6 relative). A collection of more than FIT_DOCUMENTS documents has its
+    SVD fitted on a seeded sample of that many: the SVD of all of 180,820 documents (DPDK copied
+    four times) took 378 s of a loaded two-core machine, and of a million it would hold
+    gigabytes of documents x topics.
     """
 
     name = "lsi"
@@ -108,11 +111,10 @@ class LsiRanker(TfidfRanker):
             np.sort(np.random.default_rng([seed, 4]).choice(n, self.FIT_DOCUMENTS, replace=False))
         fitted = self.doc_vectors if sample is None else self.doc_vectors[sample]
         dims = max(1, min(dims, min(fitted.shape) - 1))
-        self.svd = TruncatedSVD(n_components=dims, random_state=seed)
-        if sample is None:
-            self.people = self.sum_per_person(self.svd.fit_transform(fitted))
-        else:
-            self.people = np.asarray(self.svd.fit(fitted).transform(self.people))
+        self.svd = TruncatedSVD(n_components=dims, random_state=seed).fit(
+            fitted.astype(np.float32))
+        self.svd.components_ = self.svd.components_.astype(np.float64)
+        self.people = np.asarray(self.svd.transform(self.people))
         self.fitted_documents = len(fitted.indptr) - 1
         self.person_norms = np.linalg.norm(self.people, axis=1)
 
