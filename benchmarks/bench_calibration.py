@@ -12,6 +12,12 @@ first (64 dimensions, one epoch: what it learnt does not change the cost, and th
 MAPs of both paths are compared on it). Prints each path's median seconds, the ratio, and
 whether auto's weights, decision and every method's held-out MAP and MRR agree (to 1e-9).
 
+With --old-tree REV the whole of that revision (its rankers too: what a user waited for then)
+also calibrates the same model and split in a process of its own, timed in the same run; its
+weights and measures are compared with the new path's (LSI's to 1e-3: its SVD is fitted in
+single precision since). The model is handed to it re-signed without the manifest keys that
+revision does not know (OLD_UNKNOWN).
+
 With --prebuilt every method's index (Model 1 and 2's term matrices, TF-IDF, LSI's SVD) is built
 once before the timings (make_ranker remembers what it built), so they time the ranking of the
 held-out documents, auto's choice, the fits and the measures alone.
@@ -21,11 +27,14 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from expert_gui.core.data.loading import load_collection
@@ -34,6 +43,32 @@ from expert_gui.core.evaluation.heldout import HeldOutSettings, held_out_again, 
 from expert_gui.core.store.storage import load_model
 
 OLD_MODULES = ("probability_fit", "fusion_choice", "calibration")  # imported in this order
+OLD_UNKNOWN = ("retrained",)  # calibration keys newer than the revisions compared with
+
+# run by --old-tree's process, with the old revision first on sys.path
+OLD_TREE_SCRIPT = """
+import json, shutil, sys, tempfile, time
+from pathlib import Path
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.evaluation.calibration import calibrate
+from expert_gui.core.evaluation.heldout import held_out_again
+from expert_gui.core.store.manifest import digest
+from expert_gui.core.store.storage import load_model
+collection, model_dir, unknown = sys.argv[1], sys.argv[2], sys.argv[3:]
+copy = Path(tempfile.mkdtemp()) / "model"
+shutil.copytree(model_dir, copy)
+manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+for key in unknown:
+    manifest.get("calibration", {}).pop(key, None)
+manifest.pop("sha256")
+manifest["sha256"] = digest((copy / "model.safetensors").read_bytes(), manifest)
+(copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+model = load_model(copy)
+split = held_out_again(load_collection(collection), model.calibration)
+start = time.perf_counter()
+result = calibrate(model, split)
+print(json.dumps({"seconds": time.perf_counter() - start, "calibration": result}))
+"""
 
 
 def old_calibration(rev: str):
@@ -60,6 +95,28 @@ def old_calibration(rev: str):
         for full, module in saved.items():
             sys.modules[full] = module
     return sys.modules["old_calibration"]
+
+
+def old_tree_folder(rev: str) -> Path:
+    """Revision `rev`'s code (git archive) in a folder of its own."""
+    root = Path(__file__).resolve().parents[1]
+    folder = Path(tempfile.mkdtemp())
+    archive = subprocess.run(["git", "-C", str(root), "archive", rev, "expert_gui", "resources"],
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def old_tree(folder: Path, collection: str, model_dir: str) -> tuple[float, dict]:
+    """One calibration by the code in `folder` as a whole, in a process of its own: its
+    seconds (the load left out) and its record."""
+    done = subprocess.run([sys.executable, "-c", OLD_TREE_SCRIPT, str(Path(collection).resolve()),
+                           str(Path(model_dir).resolve()), *OLD_UNKNOWN], cwd=folder, check=True,
+                          stdout=subprocess.PIPE, text=True,
+                          env={**os.environ, "PYTHONPATH": str(folder),
+                               "EXPERT_GUI_HOME": str(folder / "home")})
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["seconds"], result["calibration"]
 
 
 def model_and_split(collection_path: str, model_dir: str | None):
@@ -94,8 +151,9 @@ def prebuild() -> None:
     methods.make_ranker = remembered
 
 
-def same(a: dict, b: dict) -> list[str]:
-    """What differs between two calibrations (empty: the same weights, decision and measures)."""
+def same(a: dict, b: dict, loose: Mapping[str, float] = {}) -> list[str]:
+    """What differs between two calibrations (empty: the same weights, decision and measures;
+    a method of `loose` to its tolerance instead of 1e-9)."""
     problems = []
     fa, fb = a["fusion"], b["fusion"]
     if fa["decision"] != fb["decision"] or max(
@@ -104,11 +162,12 @@ def same(a: dict, b: dict) -> list[str]:
                         f"{fb['weights']}")
     for method, m in a["measures"].items():
         for k, v in m.items():
-            if abs(v - b["measures"][method][k]) > 1e-9:
+            if abs(v - b["measures"][method][k]) > loose.get(method, 1e-9):
                 problems.append(f"{method} {k}: {v:.6f} vs {b['measures'][method][k]:.6f}")
     for method, fit in a["probability"].items():
         other = b["probability"][method]
-        if abs(fit["slope"] - other["slope"]) > 1e-6 * max(1, abs(fit["slope"])):
+        if abs(fit["slope"] - other["slope"]) > max(1e-6, loose.get(method, 0)) * max(
+                1, abs(fit["slope"])):
             problems.append(f"{method} P(expert) slope {fit['slope']:.6f} vs "
                             f"{other['slope']:.6f}")
     return problems
@@ -121,7 +180,11 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--old-rev", default="main")
     p.add_argument("--prebuilt", action="store_true", help="build every index before timing")
+    p.add_argument("--old-tree", metavar="REV",
+                   help="also time REV's calibration as a whole, rankers included (needs --model)")
     args = p.parse_args(argv)
+    if args.old_tree and not args.model:
+        p.error("--old-tree needs --model")
     old = old_calibration(args.old_rev)
     model, split = model_and_split(args.collection, args.model)
     print(f"{len(split.documents):,} held-out documents, {split.training.n_documents:,} "
@@ -132,17 +195,28 @@ def main(argv=None) -> int:
         print("every method's index built", flush=True)
     times = {"old": [], "new": []}
     results = {}
-    for _ in range(args.repeats):
+    tree = old_tree_folder(args.old_tree) if args.old_tree else None
+    for _ in range(args.repeats):  # interleaved, so that a change of load hits every path
         for name, fn in (("new", calibration.calibrate), ("old", old.calibrate)):
             start = time.perf_counter()
             results[name] = fn(model, split)
             times[name].append(time.perf_counter() - start)
             print(f"  {name}: {times[name][-1]:.2f} s", flush=True)
+        if tree is not None:
+            seconds, results["tree"] = old_tree(tree, args.collection, args.model)
+            times.setdefault("tree", []).append(seconds)
+            print(f"  {args.old_tree} as a whole: {seconds:.2f} s", flush=True)
     old_s, new_s = (statistics.median(times[k]) for k in ("old", "new"))
     what = "calibration with every index built before" if args.prebuilt else "calibration"
     print(f"{what}, median of {args.repeats}: per-query loop ({args.old_rev}) {old_s:.2f} s, "
           f"batch {new_s:.2f} s, {old_s / new_s:.1f}x faster")
     problems = same(results["old"], results["new"])
+    if tree is not None:
+        tree_s = statistics.median(times["tree"])
+        print(f"{args.old_tree} as a whole (its rankers too), median of {args.repeats}: "
+              f"{tree_s:.2f} s, batch {new_s:.2f} s, {tree_s / new_s:.1f}x faster")
+        problems += [f"{args.old_tree} as a whole: {p}" for p in
+                     same(results["tree"], results["new"], loose={"lsi": 1e-3})]
     fusion = results["new"]["fusion"]
     print(f"auto: {fusion['decision']}, weights {[round(w, 4) for w in fusion['weights']]}")
     print("held-out MAP: " + ", ".join(f"{m} {v['AP']:.4f}"
