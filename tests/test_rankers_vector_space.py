@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from rankers_helpers import doc_words, tiny_collection
 
+from expert_gui.core.data.collection import Collection
 from expert_gui.core.rankers.vector_space import LsiRanker, TfidfRanker
 
 
@@ -74,6 +75,27 @@ def test_lsi_topics_are_the_leading_singular_vectors(collection):
     np.testing.assert_allclose(ranker.svd.singular_values_, sigma[:3], rtol=1e-5)
     overlap = np.linalg.svd(ranker.svd.components_ @ vt[:3].T, compute_uv=False)
     np.testing.assert_allclose(overlap, 1.0, atol=1e-5)  # cosines of the principal angles
+
+
+def test_lsi_people_without_a_shared_topic_tie_at_zero():
+    """Three groups of people who share no word across groups: with as many topics as the
+    documents allow, a query of one group's words is orthogonal to the other groups, so they
+    score exactly 0 (not the fit's rounding, which ordered them by the BLAS's luck) and keep
+    the order of their ids."""
+    groups = [("ring", "buffer", "queue"), ("crypto", "cipher", "key"), ("flow", "rule", "match")]
+    docs, links = [], []
+    for g, words in enumerate(groups):
+        for k in range(8):
+            docs.append((f"d{g}{k}", " ".join(words[j] for j in range(3) if (k >> j) & 1 or j
+                                                                   == k % 3)))
+            links.append((f"d{g}{k}", f"p{g}{k % 4}"))
+    lsi = LsiRanker(Collection.from_records(docs, links))
+    ranking = lsi.rank("crypto cipher")
+    scores = dict(zip((lsi.person_ids[i] for i in ranking.people), ranking.scores, strict=True))
+    others = [p for p in lsi.person_ids if not p.startswith("p1")]
+    assert all(scores[p] == 0.0 for p in others)
+    assert [lsi.person_ids[i] for i in ranking.people][4:] == sorted(others)
+    assert all(scores[f"p1{k}"] > 0.5 for k in range(4))
 
 
 def test_lsi_dims_capped_by_the_collection(collection):

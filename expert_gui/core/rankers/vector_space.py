@@ -103,6 +103,11 @@ class LsiRanker(TfidfRanker):
 
     name = "lsi"
     FIT_DOCUMENTS = 50_000
+    # A cosine below this is the single-precision fit's rounding (about 1e-7 on a Lens export of
+    # 250 papers, where people sharing no word with the query are at 0 in exact arithmetic): it
+    # counts as 0, so that those people tie and keep the order of their ids, however the BLAS
+    # rounded (one thread or two gave different orders of them before).
+    ROUNDING = 1e-5
 
     def __init__(self, collection: Collection, dims: int = 300, seed: int = 0, arrays=HOST):
         super().__init__(collection, arrays)
@@ -120,7 +125,12 @@ class LsiRanker(TfidfRanker):
 
     def similarities(self, terms: np.ndarray, counts: np.ndarray) -> np.ndarray:
         q = self.svd.transform(self.query_tfidf(terms, counts)).ravel()
-        return cosine(self.people @ q, self.person_norms, np.linalg.norm(q))
+        return self.rounded(cosine(self.people @ q, self.person_norms, np.linalg.norm(q)))
+
+    def rounded(self, cosines):
+        """The cosines with the fit's rounding set to 0 (numpy or torch, in place)."""
+        cosines[abs(cosines) < self.ROUNDING] = 0
+        return cosines
 
     @cached_property
     def _people(self):
@@ -129,8 +139,9 @@ class LsiRanker(TfidfRanker):
     def batch_similarities(self, vectors: csr_matrix):
         a = self.arrays
         q = self.svd.transform(vectors)  # queries x dims
-        return a.divide(self._people @ a.put(q.T),
-                        a.put(self.person_norms)[:, None] * a.put(np.linalg.norm(q, axis=1))[None, :])
+        return self.rounded(a.divide(
+            self._people @ a.put(q.T),
+            a.put(self.person_norms)[:, None] * a.put(np.linalg.norm(q, axis=1))[None, :]))
 
 
 def cosine(dots: np.ndarray, norms: np.ndarray, query_norm: float) -> np.ndarray:
