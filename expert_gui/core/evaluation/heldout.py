@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.derived import derived
 from expert_gui.core.data.text import Vocabulary
 from expert_gui.core.evaluation.qrels import Qrels
 
@@ -115,9 +116,17 @@ def without_documents(collection: Collection, documents: np.ndarray) -> Collecti
     Token ids are re-mapped to a vocabulary cut from the remaining documents (a word only the
     removed ones held is unknown), people left without a document are no longer candidates, and
     the fingerprint is the original one combined with the removed ids.
+
+    The same documents removed again give the same collection while it is held (the app's
+    panels each ask for a model's index; `derived`): the rankers over it share its matrices.
     """
     if len(documents) == 0:
         return collection
+    return derived(collection, ("without", np.asarray(documents, dtype=np.int64).tobytes()),
+                   lambda: _without(collection, documents), weak=True)
+
+
+def _without(collection: Collection, documents: np.ndarray) -> Collection:
     keep = np.ones(collection.n_documents, dtype=bool)
     keep[documents] = False
     token_keep = np.repeat(keep, collection.doc_lengths)

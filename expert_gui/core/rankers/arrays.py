@@ -90,7 +90,10 @@ class TorchArrays:
         self.device = torch.device(device)
 
     def put(self, array: np.ndarray):
-        return self.xp.as_tensor(np.asarray(array), device=self.device)
+        array = np.asarray(array)
+        if not array.flags.writeable:  # shared by the rankers over a collection: a copy
+            return self.xp.tensor(array, device=self.device)
+        return self.xp.as_tensor(array, device=self.device)
 
     def host(self, array) -> np.ndarray:
         return array if isinstance(array, np.ndarray) else array.cpu().numpy()

@@ -91,9 +91,18 @@ class EnsembleRanker(BatchRanker):
 
 
 def full_ranks(values: np.ndarray) -> np.ndarray:
-    """The 1-based rank of every person in each row's ranking (ties by person index)."""
+    """The 1-based rank of every person in each row's ranking (ties by person index).
+
+    A row without ties (the log-linear model's) has one order, which numpy's default sort
+    finds six times faster than the stable sort that orders ties by index (Model 2's rows,
+    where most people tie, are as fast either way): at 29,460 people, the ensemble's rank
+    fusion of 158 topics took 0.5 s, most of it sorting the log-linear model's scores."""
     ranks = np.empty(values.shape)
-    order = np.argsort(-values, axis=1, kind="stable")
-    np.put_along_axis(ranks, order, np.arange(1, values.shape[1] + 1, dtype=np.float64)[None, :],
-                      axis=1)
+    ordered = np.sort(values, axis=1)  # NaN last: a row with one is sorted stably too
+    tied = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1) | np.isnan(ordered[:, -1:]).any(axis=1)
+    for rows, kind in ((np.flatnonzero(~tied), "quicksort"), (np.flatnonzero(tied), "stable")):
+        part = np.empty((len(rows), values.shape[1]))
+        np.put_along_axis(part, np.argsort(-values[rows], axis=1, kind=kind),
+                          np.arange(1, values.shape[1] + 1, dtype=np.float64)[None, :], axis=1)
+        ranks[rows] = part
     return ranks

@@ -65,12 +65,25 @@ from expert_gui.core.rankers.common import (
     encode_query,
     no_known_words,
     ranked,
+    shared,
     term_document_matrix,
 )
 from expert_gui.core.rankers.ranking import Ranking
 
 SMOOTHINGS = ("jm", "dirichlet")
 BETA_FROM = ("profiles", "documents")
+
+
+def _statistics(collection: Collection, counts) -> tuple:
+    """|d|, p(t), n(c) and p(d|c) (people x documents): the same for every smoothing."""
+    doc_lengths = collection.doc_lengths.astype(np.float64)
+    cf = np.asarray(counts.sum(axis=0)).ravel()
+    p_background = cf / max(cf.sum(), 1.0)  # p(t)
+    assoc = collection.association_matrix().T.tocsr()  # C x D
+    person_lengths = assoc @ doc_lengths  # n(c)
+    n_docs = np.diff(assoc.indptr).astype(np.float64)
+    p_doc_given_person = (diags(1.0 / np.maximum(n_docs, 1.0)) @ assoc).tocsr()  # p(d|c)
+    return doc_lengths, p_background, person_lengths, p_doc_given_person
 
 
 class _LanguageModelBase(BatchRanker):
@@ -92,13 +105,9 @@ class _LanguageModelBase(BatchRanker):
         self.person_ids = collection.person_ids
         self.tokenizer = Tokenizer(collection.settings)
         self.counts = term_document_matrix(collection)  # D x V, n(t, d)
-        self.doc_lengths = collection.doc_lengths.astype(np.float64)
-        cf = np.asarray(self.counts.sum(axis=0)).ravel()
-        self.p_background = cf / max(cf.sum(), 1.0)  # p(t)
-        assoc = collection.association_matrix().T.tocsr()  # C x D
-        self.person_lengths = assoc @ self.doc_lengths  # n(c)
-        n_docs = np.diff(assoc.indptr).astype(np.float64)
-        self.p_doc_given_person = (diags(1.0 / np.maximum(n_docs, 1.0)) @ assoc).tocsr()  # p(d|c)
+        (self.doc_lengths, self.p_background, self.person_lengths,
+         self.p_doc_given_person) = shared(collection, "language models",
+                                           lambda: _statistics(collection, self.counts))
         self.beta = float(self.smoothed_lengths().mean()) if beta is None else float(beta)
         if smoothing == "dirichlet" and self.beta <= 0:
             raise QueryError("Dirichlet smoothing needs beta > 0 (the collection has no words)")
@@ -159,10 +168,13 @@ class Model1(_LanguageModelBase):
         super().__init__(collection, smoothing, lam, beta, arrays)
         if smoothing == "dirichlet" and beta_from == "documents":
             self.name += "-doc"
-        p_term_doc = diags(1.0 / np.maximum(self.doc_lengths, 1.0)) @ self.counts  # p(t|d)
-        self.profiles = (self.p_doc_given_person @ p_term_doc).tocsc()  # C x V, p(t|c)
+        self.profiles = shared(collection, "Model 1 profiles", self._profiles)  # C x V, p(t|c)
         self.person_lambda = self.smoothing_weight(self.person_lengths)
         self.batch_width = len(self.person_ids) + len(collection.vocab)
+
+    def _profiles(self):
+        p_term_doc = diags(1.0 / np.maximum(self.doc_lengths, 1.0)) @ self.counts  # p(t|d)
+        return (self.p_doc_given_person @ p_term_doc).tocsc()
 
     def smoothed_lengths(self) -> np.ndarray:
         return self.person_lengths if self.beta_from == "profiles" else self.doc_lengths
@@ -201,7 +213,8 @@ class Model2(_LanguageModelBase):
     def __init__(self, collection: Collection, smoothing: str = "jm", lam: float = 0.5,
                  beta: float | None = None, arrays=HOST):
         super().__init__(collection, smoothing, lam, beta, arrays)
-        self.postings = self.counts.tocsc()  # column t: the documents holding t and n(t, d)
+        # column t: the documents holding t and n(t, d)
+        self.postings = shared(collection, "postings", self.counts.tocsc)
         doc_lambda = self.smoothing_weight(self.doc_lengths)
         self.log_doc_lambda = np.log(doc_lambda)
         # (1 - lambda_d) / (lambda_d |d|): turns n(t,d) into the posting's ratio to the background.
@@ -310,7 +323,8 @@ class Model2(_LanguageModelBase):
     @cached_property
     def _documents_people(self):
         """documents x people: p(d|c)."""
-        return self.p_doc_given_person.T.tocsr()
+        return shared(self.collection, "documents x people p(d|c)",
+                      self.p_doc_given_person.T.tocsr)
 
     @cached_property
     def _unmatched_parts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -331,16 +345,19 @@ class Model2(_LanguageModelBase):
         BLOCK_BYTES; for Jelinek-Mercer, lambda^|q| sum_d p(d|c) needs one)."""
         peak, people, weights, below = self._unmatched_parts
         distinct, which = np.unique(lengths, return_inverse=True)
-        known = self._unmatched_sums
+        known = self._unmatched_sums  # shared by the threads that rank with this ranker
         if len(known) * len(peak) * 8 > BLOCK_BYTES:
             known.clear()
+        sums = []
         for length in distinct:
             key = float(length) if below.any() else 0.0
-            if key not in known:
+            log_sum = known.get(key)
+            if log_sum is None:
                 with np.errstate(divide="ignore"):
-                    known[key] = np.log(np.bincount(people, weights * np.exp(key * below),
-                                                    len(peak)))
-        log_sums = np.array([known[float(n) if below.any() else 0.0] for n in distinct])
+                    log_sum = known[key] = np.log(np.bincount(
+                        people, weights * np.exp(key * below), len(peak)))
+            sums.append(log_sum)
+        log_sums = np.array(sums)
         return lengths[:, None] * peak[None, :] + log_sums.reshape(len(distinct), -1)[which]
 
     @cached_property

@@ -6,12 +6,19 @@ chosen on the model's held-out documents, rankers/fusion.py) need both. For a mo
 with held-out documents, the collection is `calibration.index_for(model, collection)`. The
 rankers' modules (scipy, scikit-learn) are imported when one is made, so the names below cost
 nothing to import.
+
+A ranker is built once for its collection (the log-linear one: its model, whose parameters
+are never changed in place), options and device while it is held (the app holds every
+method's): `auto` and the ensemble, made anew each time from the model's calibration as it is
+then, rank with the very members the app prepared for their own methods, and the rankers over
+one collection share its documents x words matrices (rankers/common.py's `shared`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from expert_gui.core.data.derived import derived
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.names import ENSEMBLE_MEMBERS, METHODS
 
@@ -66,11 +73,23 @@ _DEFAULTS = {"aggregation": "sum", "fusion": "product"}
 
 
 def _build(method: str, model, collection, options: dict, arrays) -> Ranker:
+    """The ranker, or the one already built with the same arguments while it is held."""
     if method not in METHODS:
         raise QueryError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     unknown = set(options) - _accepted(method)
     if unknown:
         raise QueryError(f"{method} takes no option {', '.join(sorted(unknown))}")
+    if method in ("auto", "ensemble") or options.get("expand"):
+        return _make(method, model, collection, options, arrays)  # over rankers from _build
+    owner = model if method == "loglinear" else collection
+    if owner is None:
+        return _make(method, model, collection, options, arrays)  # which says what it needs
+    key = (method, tuple(sorted(options.items())), arrays.device)
+    return derived(owner, key, lambda: _make(method, model, collection, dict(options), arrays),
+                   weak=True)
+
+
+def _make(method: str, model, collection, options: dict, arrays) -> Ranker:
     if method == "auto":
         return _fusion(model, collection, options, arrays)
     if method == "ensemble":
@@ -96,16 +115,15 @@ def _build(method: str, model, collection, options: dict, arrays) -> Ranker:
 
     name, smoothing, fixed = _LANGUAGE_MODELS[method]
     expand = options.pop("expand", 0)
-    ranker = getattr(language_models, name)(collection, smoothing, **fixed, **options,
-                                            arrays=arrays)
-    if expand:
-        if name != "Model1":
-            raise QueryError("query expansion is offered for Model 1 only")
-        _require(f"{method} with expansion", model=model)
-        from expert_gui.core.rankers.expansion import ExpandedModel1
+    if not expand:
+        return getattr(language_models, name)(collection, smoothing, **fixed, **options,
+                                              arrays=arrays)
+    if name != "Model1":
+        raise QueryError("query expansion is offered for Model 1 only")
+    _require(f"{method} with expansion", model=model)
+    from expert_gui.core.rankers.expansion import ExpandedModel1
 
-        return ExpandedModel1(ranker, model, k=expand)
-    return ranker
+    return ExpandedModel1(_build(method, model, collection, options, arrays), model, k=expand)
 
 
 def _fusion(model, collection, options, arrays) -> FusionRanker:

@@ -24,6 +24,7 @@ from expert_gui.core.rankers.common import (
     encode_query,
     no_known_words,
     ranked,
+    shared,
     term_document_matrix,
 )
 from expert_gui.core.rankers.ranking import Ranking
@@ -40,11 +41,20 @@ class TfidfRanker(BatchRanker):
         self.batch_width = collection.n_people + len(collection.vocab)
         self.person_ids = collection.person_ids
         self.tokenizer = Tokenizer(collection.settings)
-        self.tfidf = TfidfTransformer(norm=None, smooth_idf=True, sublinear_tf=False)
-        self.doc_vectors = self.tfidf.fit_transform(term_document_matrix(collection)).tocsr()
-        self.people = self.sum_per_person(self.doc_vectors).tocsc()  # columns: query terms
-        self.person_norms = np.sqrt(np.asarray(self.people.multiply(self.people).sum(axis=1))
-                                    .ravel())
+        self.tfidf, self.doc_vectors, self.people, self.person_norms = shared(
+            collection, "tf-idf", self._tfidf_index)
+
+    def _tfidf_index(self) -> tuple:
+        """The idf fitted on the collection, the documents' TF-IDF vectors (the counts times
+        their words' idf, over the counts' own indices), the people's (columns: query terms) and
+        their norms: one of each per collection, for TF-IDF and LSI."""
+        counts = term_document_matrix(self.collection)
+        tfidf = TfidfTransformer(norm=None, smooth_idf=True, sublinear_tf=False).fit(counts)
+        doc_vectors = csr_matrix((counts.data * tfidf.idf_[counts.indices], counts.indices,
+                                  counts.indptr), shape=counts.shape)
+        people = self.sum_per_person(doc_vectors).tocsc()
+        return (tfidf, doc_vectors, people,
+                np.sqrt(np.asarray(people.multiply(people).sum(axis=1)).ravel()))
 
     def sum_per_person(self, doc_vectors):
         """C x dims: each person's vector is the sum of their documents' vectors."""
