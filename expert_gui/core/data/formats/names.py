@@ -204,8 +204,11 @@ def split_run_together(cell: str) -> RunTogether:
             pending = ""
         elif k == 0 or not names:
             pending += piece
-        elif k == len(pieces) - 1:
-            names[-1] += piece
+        elif k == len(pieces) - 1:  # ends the name being built: a pending one, if any
+            if pending:
+                pending += piece
+            else:
+                names[-1] += piece
         elif after_particle:
             guesses.append(f"{names[-1].rsplit(' ', 1)[-1] + piece!r} read as one family name")
             names[-1] += piece
