@@ -40,7 +40,8 @@ from expert_gui.gui.panels.entropy import EntropyPanel
 from expert_gui.gui.panels.neighbours import NeighboursPanel
 from expert_gui.gui.panels.profile import ProfilePanel
 from expert_gui.gui.panels.query import QueryPanel
-from expert_gui.gui.panels.training.panel import TrainingPanel, model_warning
+from expert_gui.gui.panels.training.model_list import model_warning
+from expert_gui.gui.panels.training.panel import TrainingPanel
 from expert_gui.gui.panels.training.saved_models import WARNING_SIGN
 from expert_gui.gui.session import Session
 from expert_gui.gui.state import AppState
@@ -148,6 +149,7 @@ class MainWindow(QMainWindow):
         self.state.model_dropped.connect(lambda text: QTimer.singleShot(
             0, lambda: self.statusBar().showMessage(text, 15000)))
         self.state.model_changed.connect(self._show_model_state)
+        self.state.retraining_changed.connect(lambda: self._show_model_state(self.state.model))
         self.state.model_changed.connect(
             lambda model: self.export_embeddings_action.setEnabled(model is not None))
         self.state.collection_changed.connect(self._remember_collection)
@@ -472,8 +474,10 @@ class MainWindow(QMainWindow):
             return
         name = self.state.model_path.name if self.state.model_path else "unsaved model"
         partial = f", partial: {partial_text(model)}" if partial_text(model) else ""
+        measured = ("measured; being trained again on every document; "
+                    if self.state.measured_answers() else "")
         warning = model_warning(model)
-        self.model_label.setText(f"Model: {name} ({model.n_people:,} people, "
+        self.model_label.setText(f"Model: {name} ({measured}{model.n_people:,} people, "
                                  f"{model.n_words:,} words, dim {model.dim}{partial})"
                                  + (f" {WARNING_SIGN} {warning}" if warning else ""))
         self.model_label.setStyleSheet("color: #c92a2a;" if warning else "")
@@ -524,8 +528,10 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def confirm_stop_training(self) -> bool:
+        kept = ("the measured model is kept" if self.state.retraining is not None else
+                "the last checkpoint is kept")
         answer = QMessageBox.question(
-            self, "Training is running", "Stop training and quit? The last checkpoint is kept.",
+            self, "Training is running", f"Stop training and quit? {kept.capitalize()}.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
