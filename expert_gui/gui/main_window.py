@@ -62,6 +62,9 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
                "rankers": "preparing the methods"}
 
 
+# The most characters of the device's name kept whole in a crowded status bar.
+DEVICE_CHARS = 24
+
 # Background work that writes files: quitting waits for it to finish (or save and stop).
 WRITING_TASKS = ("training", "load", "export", "report")
 
@@ -281,8 +284,7 @@ class MainWindow(QMainWindow):
         self.setStatusBar(StatusBar(self))
         self.device_label = ElidedLabel("Device: …")
         self.device_label.setObjectName("device-label")
-        self.state.runner.start("device", compute_device_text,
-                                on_success=self.device_label.setText)
+        self.state.runner.start("device", compute_device_text, on_success=self._show_device)
         self.model_label = ElidedLabel("No model", words=True)
         self.model_label.setObjectName("model-label")
         self.busy_label = ElidedLabel("", words=True)
@@ -298,6 +300,15 @@ class MainWindow(QMainWindow):
         for label in (self.busy_label, self.training_label, self.model_label, self.device_label):
             label.setContentsMargins(8, 0, 8, 0)
             self.statusBar().addPermanentWidget(label)
+
+    def _show_device(self, text: str) -> None:
+        """A few words ("CPU: 2 threads"), kept whole (up to DEVICE_CHARS) when the other labels
+        crowd the bar and shorten instead: a measured model answering while a run trains it
+        again, beside the work in the background, left "CPU: …reads" under Xvfb."""
+        label = self.device_label
+        label.setText(text)
+        label.setMinimumWidth(min(label.sizeHint().width(),
+                                  label.fontMetrics().averageCharWidth() * DEVICE_CHARS))
 
     # -- actions ----------------------------------------------------------------------------------
     def show_panel(self, title: str) -> None:
