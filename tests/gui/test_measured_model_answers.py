@@ -116,10 +116,15 @@ def test_the_measured_model_is_listed_and_answers_while_it_is_trained_again(
     ranked_by_auto(qtbot, window, QUERY)
     assert len(qp.ranking) > 0 and "the measured model answers" in qp.words_label.text()
     assert "has not seen the" in qp.words_label.text()
+    # only what is chosen is built beside the run (LSI's SVD and the rest wait for its end)
+    qtbot.waitUntil(lambda: not state.runner.running("rankers"), timeout=60_000)
+    assert qp.rankers.get("lsi") is None and qp.rankers.get("auto") is not None
     qp.save_ranking(tmp_path / "ranking.csv", trec=False)  # says which model made it
     with open(tmp_path / "ranking.csv", encoding="utf-8") as f:
         row = next(csv.DictReader(f))
     assert row["model"] == f"{run} (the measured model, before training again on every document)"
+    qp.method_combo.setCurrentIndex(qp.method_combo.findData("lsi"))  # built when chosen
+    qtbot.waitUntil(lambda: qp.ranked_by == "lsi", timeout=60_000)
     # which has not seen the held-out documents: a word only they hold is unknown to it
     qp.set_query(PLANTED)
     qtbot.waitUntil(lambda: qp.ranking is not None and qp.ranking.query == PLANTED,
@@ -179,6 +184,7 @@ def test_stopped_while_training_again_the_measured_model_stays_and_the_app_says_
     assert qp.ranking is ranking and selected_person(window) == chosen  # nothing lost
     saved = read_model_folder(run)
     assert saved.kind == COMPLETE and not saved.retrained_documents
+    qtbot.waitUntil(lambda: qp.rankers.get("lsi") is not None, timeout=120_000)  # now prepared
 
 
 def test_a_second_run_that_fails_leaves_the_measured_model_open_and_says_so(
