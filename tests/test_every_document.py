@@ -13,6 +13,7 @@ from expert_gui.core.data.collection import Collection
 from expert_gui.core.data.text import TextSettings
 from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.calibration import (
+    TrainingStage,
     held_out_measures,
     index_for,
     train_with_held_out,
@@ -142,6 +143,34 @@ def test_stopped_while_training_again_keeps_the_measured_model(planted, tmp_path
     assert not model.settings["stopped"]
     saved = load_model(tmp_path / "m")
     assert saved.calibration == model.calibration and PLANTED not in saved.vocab.index
+
+
+def test_the_second_run_says_where_the_measured_model_answers_and_which_epoch_runs(planted,
+                                                                                   tmp_path):
+    """The app opens the measured model while the second run trains: its events name the folder,
+    which holds the measured model whole and calibrated from the first of them on."""
+    collection, out = planted[0], tmp_path / "m"
+    events, opened = [], []
+
+    def progress(event) -> None:
+        if isinstance(event, TrainingStage) and event.measured_in and not opened:
+            opened.append(load_model(event.measured_in))
+        events.append(event)
+
+    model = train_with_held_out(collection, SETTINGS, out_dir=out, progress=progress)
+    stages = [e for e in events if isinstance(e, TrainingStage)]
+    again = [e for e in stages if e.text.startswith("Training again on every document")]
+    assert again and {e.measured_in for e in again} == {str(out)}
+    assert not any(e.measured_in for e in stages if e not in again)
+    measured = opened[0]
+    assert measured.calibration == {k: v for k, v in model.calibration.items()
+                                    if k != "retrained"}
+    assert retrained(measured) is None and PLANTED not in measured.vocab.index
+    n = len(model.calibration["held_out"]["documents"])
+    assert again[0].text == (f"Training again on every document: all {collection.n_documents:,}"
+                             f" (the {n:,} held out included), 3 epochs")
+    assert again[-1].text.startswith("Training again on every document: epoch 3 of 3")
+    assert again[-1].done == again[-1].total == retrained(model)["steps"]
 
 
 def test_a_person_whose_only_documents_were_held_out_is_ranked():

@@ -40,7 +40,8 @@ from expert_gui.gui.panels.entropy import EntropyPanel
 from expert_gui.gui.panels.neighbours import NeighboursPanel
 from expert_gui.gui.panels.profile import ProfilePanel
 from expert_gui.gui.panels.query import QueryPanel
-from expert_gui.gui.panels.training.panel import TrainingPanel, model_warning
+from expert_gui.gui.panels.training.model_list import model_warning
+from expert_gui.gui.panels.training.panel import TrainingPanel
 from expert_gui.gui.panels.training.saved_models import WARNING_SIGN
 from expert_gui.gui.session import Session
 from expert_gui.gui.state import AppState
@@ -60,6 +61,9 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
                "report": "writing the report", "query-ranker": "indexing for the query",
                "rankers": "preparing the methods"}
 
+
+# The most characters of the device's name kept whole in a crowded status bar.
+DEVICE_CHARS = 24
 
 # Background work that writes files: quitting waits for it to finish (or save and stop).
 WRITING_TASKS = ("training", "load", "export", "report")
@@ -148,6 +152,7 @@ class MainWindow(QMainWindow):
         self.state.model_dropped.connect(lambda text: QTimer.singleShot(
             0, lambda: self.statusBar().showMessage(text, 15000)))
         self.state.model_changed.connect(self._show_model_state)
+        self.state.retraining_changed.connect(lambda: self._show_model_state(self.state.model))
         self.state.model_changed.connect(
             lambda model: self.export_embeddings_action.setEnabled(model is not None))
         self.state.collection_changed.connect(self._remember_collection)
@@ -279,8 +284,7 @@ class MainWindow(QMainWindow):
         self.setStatusBar(StatusBar(self))
         self.device_label = ElidedLabel("Device: …")
         self.device_label.setObjectName("device-label")
-        self.state.runner.start("device", compute_device_text,
-                                on_success=self.device_label.setText)
+        self.state.runner.start("device", compute_device_text, on_success=self._show_device)
         self.model_label = ElidedLabel("No model", words=True)
         self.model_label.setObjectName("model-label")
         self.busy_label = ElidedLabel("", words=True)
@@ -296,6 +300,15 @@ class MainWindow(QMainWindow):
         for label in (self.busy_label, self.training_label, self.model_label, self.device_label):
             label.setContentsMargins(8, 0, 8, 0)
             self.statusBar().addPermanentWidget(label)
+
+    def _show_device(self, text: str) -> None:
+        """A few words ("CPU: 2 threads"), kept whole (up to DEVICE_CHARS) when the other labels
+        crowd the bar and shorten instead: a measured model answering while a run trains it
+        again, beside the work in the background, left "CPU: …reads" under Xvfb."""
+        label = self.device_label
+        label.setText(text)
+        label.setMinimumWidth(min(label.sizeHint().width(),
+                                  label.fontMetrics().averageCharWidth() * DEVICE_CHARS))
 
     # -- actions ----------------------------------------------------------------------------------
     def show_panel(self, title: str) -> None:
@@ -472,8 +485,10 @@ class MainWindow(QMainWindow):
             return
         name = self.state.model_path.name if self.state.model_path else "unsaved model"
         partial = f", partial: {partial_text(model)}" if partial_text(model) else ""
+        measured = ("measured; being trained again on every document; "
+                    if self.state.measured_answers() else "")
         warning = model_warning(model)
-        self.model_label.setText(f"Model: {name} ({model.n_people:,} people, "
+        self.model_label.setText(f"Model: {name} ({measured}{model.n_people:,} people, "
                                  f"{model.n_words:,} words, dim {model.dim}{partial})"
                                  + (f" {WARNING_SIGN} {warning}" if warning else ""))
         self.model_label.setStyleSheet("color: #c92a2a;" if warning else "")
@@ -524,8 +539,10 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def confirm_stop_training(self) -> bool:
+        kept = ("the measured model is kept" if self.state.retraining is not None else
+                "the last checkpoint is kept")
         answer = QMessageBox.question(
-            self, "Training is running", "Stop training and quit? The last checkpoint is kept.",
+            self, "Training is running", f"Stop training and quit? {kept.capitalize()}.",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes

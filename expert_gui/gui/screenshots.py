@@ -76,7 +76,8 @@ def prepare(window, collection: Path | None = None, query: str | None = None,
         for name, value in (SCREENSHOT_TRAINING if training is None else training).items():
             window.training_panel.form.set_value(name, value)
         window.training_panel.start_training()
-        _await(window, "training", lambda: state.model is not None, timeout_s)
+        _await(window, "training", lambda: state.model is not None and
+               window.training_panel.run_settled(), timeout_s)
     if query is None:
         query = next(iter(state.topics.values()), state.collection.vocab.words[1])
     _await(window, "the comparison's Model 2",

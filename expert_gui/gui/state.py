@@ -5,6 +5,9 @@ panel can be built, tested and screenshotted alone.
 
 One rule holds throughout: the model belongs to the collection on screen. Opening another
 collection closes a model trained on something else, and its topics and qrels go with it.
+
+While a run trains its measured model again on every document (`retraining`), that model, saved
+and calibrated, answers; the panels say so (`measured_answers`) until the run replaces it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from expert_gui.core.evaluation.every_document import retrained
 from expert_gui.core.store.model_folders import model_fits
 from expert_gui.gui.workers import TaskRunner
 
@@ -30,6 +34,7 @@ class AppState(QObject):
     model_requested = Signal(object)  # a panel asks to open this model folder
     people_changed = Signal()  # rank (and evaluate) only these people
     busy_detail = Signal(str, str)  # what a background task (by slot) does now; "": its name
+    retraining_changed = Signal()  # a run began or ended training its measured model again
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -44,6 +49,9 @@ class AppState(QObject):
         self.qrels_path: Path | None = None
         self.ranking = None
         self.people: list[str] = []  # person ids; empty: everybody
+        # A run's model folder while the run trains the measured model saved there again on
+        # every document: a model open from it is that measured model, replaced when it ends.
+        self.retraining: Path | None = None
 
     def set_collection(self, collection, path: str | Path | None) -> None:
         """Show another collection: its own topics and qrels (none until opened), and the model
@@ -74,6 +82,16 @@ class AppState(QObject):
         self.model_path = Path(path) if path is not None else None
         self.ranking = None
         self.model_changed.emit(model)
+
+    def set_retraining(self, folder: str | Path | None) -> None:
+        self.retraining = Path(folder) if folder is not None else None
+        self.retraining_changed.emit()
+
+    def measured_answers(self) -> bool:
+        """Whether the open model is a run's measured model, answering while the run trains it
+        again on every document (the held-out documents measured it; it has not seen them)."""
+        return (self.model is not None and self.retraining is not None
+                and self.model_path == self.retraining and retrained(self.model) is None)
 
     def set_topics(self, topics: dict[str, str], path: str | Path | None) -> None:
         self.topics = dict(topics)

@@ -1,6 +1,8 @@
 """Helpers for the GUI tests: the tiny collection in tests/fixtures/gui_collection, a random
 model over it, and waiting for background work."""
 
+import csv
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -54,3 +56,29 @@ def open_collection(qtbot, window, path: Path = GUI_COLLECTION) -> None:
 def set_training(window, **values) -> None:
     for name, value in {**TINY_TRAINING, **values}.items():
         window.training_panel.form.set_value(name, value)
+
+
+PLANTED = "zorblax"  # a word planted in a held-out document only
+
+
+def planted_copy(tmp_path):
+    """The GUI collection with a word in one of the documents the app's training holds out
+    (the split depends on who wrote what, not on the words), and that document's authors."""
+    from expert_gui.core.data.loading import load_collection
+    from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
+
+    folder = shutil.copytree(GUI_COLLECTION, tmp_path / "planted")
+    split = hold_out(load_collection(folder, use_cache=False), HeldOutSettings(seed=0))
+    target = split.doc_ids[0]
+    path = folder / "documents.tsv"
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f, delimiter="\t"))
+    for row in rows:
+        if row[0] == target:
+            row[1] += f" {PLANTED}" * 6
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f, delimiter="\t", lineterminator="\n").writerows(rows)
+    with open(folder / "associations.tsv", encoding="utf-8", newline="") as f:
+        authors = {r["person_id"] for r in csv.DictReader(f, delimiter="\t")
+                   if r["doc_id"] == target}
+    return folder, authors

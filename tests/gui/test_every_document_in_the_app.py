@@ -2,40 +2,14 @@
 only held-out documents hold is known to every method and finds its author, and the panels say
 that the held-out figures are of the model measured and the model kept saw every document."""
 
-import csv
 import html
-import shutil
 
 import pytest
-from gui_helpers import GUI_COLLECTION, open_collection, set_training
+from gui_helpers import PLANTED, open_collection, planted_copy, set_training
 
-from expert_gui.core.data.loading import load_collection
-from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
 from expert_gui.core.rankers.names import METHODS
 
 pytestmark = pytest.mark.gui
-
-PLANTED = "zorblax"
-
-
-def planted_copy(tmp_path):
-    """The GUI collection with a word in one of the documents the app's training holds out
-    (the split depends on who wrote what, not on the words)."""
-    folder = shutil.copytree(GUI_COLLECTION, tmp_path / "planted")
-    split = hold_out(load_collection(folder, use_cache=False), HeldOutSettings(seed=0))
-    target = split.doc_ids[0]
-    path = folder / "documents.tsv"
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(f, delimiter="\t"))
-    for row in rows:
-        if row[0] == target:
-            row[1] += f" {PLANTED}" * 6
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        csv.writer(f, delimiter="\t", lineterminator="\n").writerows(rows)
-    with open(folder / "associations.tsv", encoding="utf-8", newline="") as f:
-        authors = {r["person_id"] for r in csv.DictReader(f, delimiter="\t")
-                   if r["doc_id"] == target}
-    return folder, authors
 
 
 def test_trained_in_the_app_a_word_only_held_out_documents_hold_is_found_by_every_method(
@@ -50,13 +24,15 @@ def test_trained_in_the_app_a_word_only_held_out_documents_hold_is_found_by_ever
     handler = tp._on_progress
     tp._on_progress = lambda events: stages.extend(events) or handler(events)
     tp.start_training()
-    qtbot.waitUntil(lambda: window.state.model is not None and not tp.is_training(),
+    qtbot.waitUntil(lambda: window.state.model is not None and tp.run_settled(),
                     timeout=180_000)
     model = window.state.model
     total = window.state.collection.n_documents
-    again = [e for e in stages if f"Training again on all {total:,} documents" in
-             getattr(e, "text", "")]
-    assert again and again[-1].done == again[-1].total > 0  # the second run's steps, counted
+    again = [e for e in stages if getattr(e, "text", "").startswith("Training again on every "
+                                                                     "document")]
+    assert f"all {total:,}" in again[0].text  # then its epochs, its steps counted
+    assert again[-1].text.startswith("Training again on every document: epoch 3 of 3")
+    assert again[-1].done == again[-1].total > 0
     n = len(model.calibration["held_out"]["documents"])
     said = tp.status_label.text()
     assert f"measured on {n:,} documents it had not seen" in said

@@ -24,7 +24,7 @@ def test_the_loss_is_plotted_per_instance_with_the_uniform_guess_marked(qtbot, w
     set_training(window, epochs=1)
     panel = window.training_panel
     panel.start_training()
-    qtbot.waitUntil(lambda: window.state.model is not None and not panel.is_training(),
+    qtbot.waitUntil(lambda: window.state.model is not None and panel.run_settled(),
                     timeout=120_000)
     plot = panel.plot
     assert plot.getAxis("left").labelText == Y_LABEL

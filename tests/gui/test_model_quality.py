@@ -83,7 +83,7 @@ def test_training_that_learned_nothing_ends_with_a_warning(qtbot, window):
     set_training(window, eps=1e-14, epochs=1)
     panel = window.training_panel
     panel.start_training()
-    qtbot.waitUntil(lambda: window.state.model is not None and not panel.is_training(),
+    qtbot.waitUntil(lambda: window.state.model is not None and panel.run_settled(),
                     timeout=120_000)
     assert "Trained; saved in" in panel.status_label.text()
     assert "chance (" in panel.status_label.text()
@@ -97,7 +97,7 @@ def test_a_collection_too_small_for_held_out_documents_says_so_when_trained(qtbo
     set_training(window, epochs=1)
     panel = window.training_panel
     panel.start_training()
-    qtbot.waitUntil(lambda: window.state.model is not None and not panel.is_training(),
+    qtbot.waitUntil(lambda: window.state.model is not None and panel.run_settled(),
                     timeout=120_000)
     status = html.unescape(panel.status_label.text())
     assert "Trained; saved in" in status

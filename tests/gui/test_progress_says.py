@@ -8,6 +8,7 @@ from gui_helpers import GUI_COLLECTION, open_collection, save_random_model, set_
 
 from expert_gui.core.data.loading import load_collection
 from expert_gui.core.evaluation.calibration import TrainingStage
+from expert_gui.core.evaluation.every_document import retrained
 
 pytestmark = pytest.mark.gui
 
@@ -31,9 +32,10 @@ def test_the_calibration_names_what_runs_between_its_counts(qtbot, window):
     events = recording(panel, "_on_progress")
     at_opening = []
     window.state.model_changed.connect(lambda m: at_opening.append(
-        (panel.status_label.text(), window.training_label.text())) if m is not None else None)
+        (panel.status_label.text(), window.training_label.text()))
+        if m is not None and retrained(m) is not None else None)  # the model it trained again
     panel.start_training()
-    qtbot.waitUntil(lambda: window.state.model is not None and not panel.is_training(),
+    qtbot.waitUntil(lambda: window.state.model is not None and panel.run_settled(),
                     timeout=120_000)
     said = [e.text for e in events if isinstance(e, TrainingStage)]
     calibrating = [t.split(": ", 1)[1] for t in said if t.startswith("Calibrating") and ": " in t]

@@ -150,3 +150,26 @@ def test_a_name_on_the_map_is_hidden_only_where_it_has_no_room(qtbot, collection
             rect = label.mapRectToScene(label.boundingRect())
             assert any(rect.intersects(other) for other in shown), label.textItem.toPlainText()
     state.runner.stop_all()
+
+
+def test_the_device_stays_whole_when_the_other_labels_crowd_the_bar(qtbot, window):
+    # under Xvfb, while a run trained its measured model again on DPDK: "CPU: …reads" beside
+    # "mapping words, mapping people, preparing the methods…", "Training again on every
+    # document: epoch 1 of 1…" and "Model: dpdk-maintainers-… (measured; …"
+    window.resize(1280, 800)
+    open_collection(qtbot, window)
+    qtbot.waitUntil(lambda: window.device_label.text().startswith(("CPU", "GPU")) and
+                    not window.state.runner.any_running(), timeout=60_000)
+    window.busy_label.setText("mapping words, mapping people, preparing the methods: Model 1 "
+                              "(d) (2 of 8)")
+    window.training_label.setText("Training again on every document: epoch 1 of 1, about 2 min "
+                                  "10 s left… 3 / 194 (2%)")
+    window.training_label.setVisible(True)
+    window.model_label.setText("Model: dpdk-maintainers-20261127-023005 (measured; being "
+                               "trained again on every document; 1,473 people, 20,928 words, "
+                               "dim 300)")
+    crowd = (window.busy_label, window.training_label, window.model_label)
+    qtbot.waitUntil(lambda: all(QLabel.text(w) != w.text() for w in crowd), timeout=5_000)
+    qtbot.wait(200)  # the bar is laid out in more than one pass: let it settle
+    device = window.device_label
+    assert QLabel.text(device) == device.text()

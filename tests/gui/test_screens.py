@@ -181,7 +181,8 @@ def test_the_window_fits_a_small_screen_and_does_not_grow_when_training_ends(qtb
     qtbot.waitUntil(lambda: window.size() == QSize(700, 470))
     set_training(window)
     window.training_panel.start_training()
-    qtbot.waitUntil(lambda: window.state.model is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: window.state.model is not None and
+                    window.training_panel.run_settled(), timeout=120_000)
     window.query_panel.set_query("disk cache")
     for title in window.docks:
         window.show_panel(title)

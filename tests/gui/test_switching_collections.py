@@ -27,7 +27,7 @@ def test_the_training_panel_drops_the_previous_collections_run(qtbot, window):
     set_training(window)
     panel = window.training_panel
     panel.start_training()
-    qtbot.waitUntil(lambda: window.state.model is not None and not panel.is_training(),
+    qtbot.waitUntil(lambda: window.state.model is not None and panel.run_settled(),
                     timeout=120_000)
     assert "Trained; saved in" in panel.status_label.text() and panel.plot.steps
     other = save_random_model(load_collection(OTHER_COLLECTION), "other-model")

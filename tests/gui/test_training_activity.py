@@ -54,7 +54,7 @@ def test_after_the_last_step_the_run_says_it_calibrates_with_progress(qtbot, win
     finally:
         release.set()
     # the model opens after the run's last events are shown (the thread ends before they are)
-    qtbot.waitUntil(lambda: not panel.is_training() and window.state.model is not None,
+    qtbot.waitUntil(lambda: panel.run_settled() and window.state.model is not None,
                     timeout=60_000)
     assert "Calibrating" not in panel.status_label.text()
     assert window.state.model is not None and window.state.model.calibration

@@ -71,8 +71,8 @@ def test_train_saves_lists_and_reopens_the_model(qtbot, window):
     panel = window.training_panel
     panel.start_training()
     assert panel.is_training() and not panel.train_button.isEnabled()
-    qtbot.waitUntil(lambda: window.state.model is not None, timeout=120_000)
-    qtbot.waitUntil(lambda: not panel.is_training(), timeout=10_000)
+    qtbot.waitUntil(lambda: window.state.model is not None and panel.run_settled(),
+                    timeout=120_000)
     model = window.state.model
     assert model.dim == 16 and model.n_people == 6
     assert len(panel.plot.steps) > 10 and all(np.isfinite(panel.plot.losses))

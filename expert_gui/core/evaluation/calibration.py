@@ -71,6 +71,9 @@ class TrainingStage:
     done: int = 0
     total: int = 0
     phase: str = ""  # PHASES: what the time until the next event is spent on
+    # On the second run's events (every_document.py): the folder that holds the measured model,
+    # saved whole and calibrated, which the app opens meanwhile ('' when it was not saved).
+    measured_in: str = ""
 
 
 PHASES = ("steps", "held-out MAP", "calibration", "saving")
@@ -172,8 +175,10 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
                 tell(TrainingStage(f"Saving the measured model to {out_dir}", phase="saving"))
                 save_model(model, out_dir)
             try:
+                saved = str(out_dir) if out_dir is not None else ""
                 model = train_on_every_document(model, split, settings, progress=lambda *a:
-                                                tell(TrainingStage(*a, phase="steps")),
+                                                tell(TrainingStage(*a, phase="steps",
+                                                                   measured_in=saved)),
                                                 should_stop=should_stop,
                                                 should_pause=should_pause)
             except Stopped:

@@ -54,10 +54,11 @@ def train_on_every_document(measured: LogLinearModel, split: HeldOut, settings: 
     measured model's calibration, settings and history; Stopped when stopped (the caller then
     keeps the measured model).
 
-    `progress(text, done, total)` says what runs and counts its steps (the caller makes them
-    a calibration.TrainingStage: not the run's own step events, which would start the measured
+    `progress(text, done, total)` says what runs ("Training again on every document: epoch 2
+    of 5, about 1 min left") and counts its steps (the caller makes them a
+    calibration.TrainingStage: not the run's own step events, which would start the measured
     run's curve again). No checkpoints: a run cut short keeps the measured model, saved before
-    this starts."""
+    this starts (the app answers with it meanwhile)."""
     from expert_gui.core.train.trainer import TrainProgress, train
 
     tell = progress or (lambda text, done=0, total=0: None)
@@ -65,16 +66,16 @@ def train_on_every_document(measured: LogLinearModel, split: HeldOut, settings: 
     epochs = epochs_kept(measured)
     again = replace(settings, epochs=epochs, early_stopping=False, checkpoint_every=0,
                     checkpoint_minutes=0.0)
-    text = (f"Training again on all {collection.n_documents:,} documents (the "
-            f"{len(split.documents):,} held out included), {epochs} epoch"
-            f"{'s' if epochs != 1 else ''}")
+    text = "Training again on every document"
 
     def forward(event) -> None:
         if isinstance(event, TrainProgress):
             left = f", about {format_duration(event.eta_s)} left" if event.eta_s < 1e9 else ""
-            tell(text + left, event.step, event.total_steps)
+            tell(f"{text}: epoch {event.epoch} of {event.epochs}{left}", event.step,
+                 event.total_steps)
 
-    tell(text, 0, 0)
+    tell(f"{text}: all {collection.n_documents:,} (the {len(split.documents):,} held out "
+         f"included), {epochs} epoch{'s' if epochs != 1 else ''}", 0, 0)
     start = time.perf_counter()
     model = train(collection, again, progress=forward, should_stop=should_stop,
                   should_pause=should_pause)
@@ -101,3 +102,12 @@ def retrained_note(model: LogLinearModel) -> str:
             f"{record['documents']:,} documents ({format_duration(record['seconds'])}), so "
             "every method's answers use every document.")
 
+
+
+def measured_note(model: LogLinearModel) -> str:
+    """What answers while the second run trains: the measured model, saved and calibrated, which
+    lacks what only the held-out documents hold until the model trained on them replaces it."""
+    n = len((model.calibration or {}).get("held_out", {}).get("documents", ()))
+    return (f"the measured model answers: it has not seen the {n:,} held-out document"
+            f"{'s' if n != 1 else ''} that measured it, and the model trained again on every "
+            "document replaces it when that run ends")

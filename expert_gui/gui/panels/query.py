@@ -6,9 +6,9 @@ model does not know, why a person ranks where they do (each word's P(c|w), Eq. 1
 supporting documents), only among a list of people if given, and export the ranking as CSV or a
 TREC run, labelled with the method, query, model, collection and date.
 
-Near 700 lines, on purpose: the ranking, its table, the explanation and the export all follow one
-query and one chosen ranker (built in the background, a baseline standing in before any
-model); splitting them would pass that state between modules."""
+Near 750 lines, on purpose: the ranking, its table, the explanation and the export all follow one
+query, one chosen ranker (built in the background, a baseline standing in before any model) and
+one chosen person; splitting them would pass that state between modules."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.errors import OutputFolderError
+from expert_gui.core.evaluation.every_document import measured_note
 from expert_gui.core.evaluation.runs import write_run
 from expert_gui.core.evaluation.tables import label
 from expert_gui.core.paths import models_dir
@@ -127,6 +128,9 @@ class QueryPanel(QWidget):
         self.ranking = None  # of the current query by the chosen method
         self.ranked_by = ""  # the method that made `ranking` (the log-linear one until ready)
         self._documents = []
+        # (query, person id) of the person the user selected: a ranking of the same query (by
+        # another method or model, to another depth) keeps them selected where listed
+        self._chosen: tuple[str, str] | None = None
 
         self.method_combo = QComboBox()
         for method in METHODS:
@@ -173,7 +177,7 @@ class QueryPanel(QWidget):
         self.results.setItemDelegateForColumn(4, BarDelegate(self.results))
         self.results_fitter = ColumnFitter(self.results, content=(0, 3), fixed={4: bar_width},
                                            elastic=(2, 1))  # the name before the id
-        self.results.currentCellChanged.connect(lambda row, *_: self._explain(row))
+        self.results.currentCellChanged.connect(lambda row, *_: self._person_chosen(row))
         self.results.cellDoubleClicked.connect(
             lambda row, _c: self.state.profile_requested.emit(self.results.item(row, 1).text()))
         self.results.setToolTip("Double-click a person to see their profile")
@@ -236,6 +240,7 @@ class QueryPanel(QWidget):
         state.collection_changed.connect(self._collection_changed)
         state.query_requested.connect(self.set_query)
         state.people_changed.connect(self._people_changed)
+        state.retraining_changed.connect(self._retraining_changed)
         self._model_changed(state.model)
 
     # -- model and query --------------------------------------------------------------------------
@@ -259,15 +264,37 @@ class QueryPanel(QWidget):
         else:
             self._dropped = ""
             self.completer.set_words(model.vocab.words[1:])
-            text = (f"{model.n_people:,} people, {model.n_words:,} words known. "
-                    "Press Enter to rank.")
-            if partial_text(model):
-                text += (f' <span style="color:#d9480f">A <b>partial</b> model: training was '
-                         f"{html.escape(partial_text(model))}.</span>")
-            self.words_label.setText(text)
+            self.words_label.setText(self._model_text(model))
         self._build_method_ranker()
         if self.method_ranker is None and self.query_edit.text().strip():
             self.run_query()  # a ranker chosen before has ranked already (_method_ready)
+
+    def _model_text(self, model) -> str:
+        """What the open model is, before any query."""
+        text = f"{model.n_people:,} people, {model.n_words:,} words known. Press Enter to rank."
+        if partial_text(model):
+            text += (f' <span style="color:#d9480f">A <b>partial</b> model: training was '
+                     f"{html.escape(partial_text(model))}.</span>")
+        if measured := self._measured_text():
+            text += f" {measured[0].upper()}{measured[1:]}."
+        return text
+
+    def _measured_text(self) -> str:
+        """While a run trains the open model again on every document: that the measured model
+        answers and what it lacks ('' otherwise)."""
+        if not self.state.measured_answers():
+            return ""
+        return f'<span style="color:#d9480f">{html.escape(measured_note(self.state.model))}</span>'
+
+    def _retraining_changed(self) -> None:
+        """The run that trains the open model again ended (stopped: the measured model stays
+        open, and no longer says it will be replaced)."""
+        if self.state.model is None:
+            return
+        if self.ranking is not None:
+            self._show_words(self.ranking)
+        else:
+            self.words_label.setText(self._model_text(self.state.model))
 
     def _task_started(self, slot: str) -> None:
         if slot == "load":
@@ -326,7 +353,7 @@ class QueryPanel(QWidget):
                      "ensemble come after training.")
         if self._training:
             return (f"Training a model for <b>{html.escape(collection.name)}</b>: it answers "
-                    f"here when training ends. {baselines}")
+                    f"here as soon as it is saved. {baselines}")
         if self._dropped:
             return (html.escape(self._dropped) + "<br>" + self._saved_models_text(collection)
                     + " " + baselines)
@@ -491,6 +518,8 @@ class QueryPanel(QWidget):
         if partial:
             parts.append(f'<span style="color:#d9480f">a <b>partial</b> model '
                          f"({html.escape(partial)})</span>")
+        if measured := self._measured_text():
+            parts.append(measured)
         self.words_label.setText(" &nbsp;·&nbsp; ".join(parts))
 
     def _method_note(self, ranking) -> str:
@@ -532,7 +561,13 @@ class QueryPanel(QWidget):
                 ranking.scores[:len(people)].tolist(), False)
 
     def _show_ranking(self, ranking) -> None:
+        """The ranking's people, the one the user selected for this query (if listed) or the
+        first selected and explained."""
         depth = self.depth_spin.value()
+        # the person chosen for this query (another query: its first person), taken before the
+        # table is emptied and filled again
+        chosen = self._chosen if self._chosen is not None and \
+            self._chosen[0] == ranking.query else None
         rows = []
         header, tip, values, bars = self.shown_values(ranking)
         shown = ranking.people[:depth]
@@ -561,14 +596,18 @@ class QueryPanel(QWidget):
             self.results_box.setTitle(f"Ranked people: top {len(rows):,} of {len(ranking):,}"
                                       if len(rows) < len(ranking) else
                                       f"Ranked people: all {len(rows):,}{among}")
+        self._chosen = chosen
+        listed = [ranking.person_ids[p] for p in shown]
+        row = listed.index(chosen[1]) if chosen is not None and chosen[1] in listed else 0
         if rows:
             self.results.blockSignals(True)  # explained once, below, not also by the signal
-            self.results.selectRow(0)
+            self.results.selectRow(row)
             self.results.blockSignals(False)
+            self.results.scrollToItem(self.results.item(row, 0))
             # The people on screen before the first one's explanation is worked out (its
             # evidence and supporting documents took a quarter of a typed query's time).
             self.results.viewport().repaint()
-            self._explain(0)
+            self._explain(row)
 
     def _person(self, ranking, person: int) -> tuple[str, str]:
         """A ranked person's id and name (the model's, or the collection's before any)."""
@@ -580,6 +619,14 @@ class QueryPanel(QWidget):
         return pid, collection.person_names[index] if index is not None else pid
 
     # -- explanation ------------------------------------------------------------------------------
+    def _person_chosen(self, row: int) -> None:
+        """The user selected a row: that person stays selected while the same query ranks
+        again."""
+        if self.ranking is not None and 0 <= row < self.results.rowCount():
+            self._chosen = (self.ranking.query,
+                            self.ranking.person_ids[int(self.ranking.people[row])])
+        self._explain(row)
+
     def _explain(self, row: int) -> None:
         if self.ranking is None or row < 0 or row >= len(self.ranking):
             return
@@ -665,9 +712,12 @@ class QueryPanel(QWidget):
                 s = self.state
                 names = [self._person(self.ranking, p)[1]
                          for p in range(len(self.ranking.person_ids))]
+                model = str(s.model_path or "") + (
+                    " (the measured model, before training again on every document)"
+                    if s.measured_answers() else "")  # the folder's model is replaced after
                 write_ranking_csv(path, self.ranking, names, {
                     "method": label(self.ranked_by), "query": self.ranking.query,
-                    "model": str(s.model_path or ""), "collection": str(s.collection_path or ""),
+                    "model": model, "collection": str(s.collection_path or ""),
                     "exported": datetime.now().astimezone().isoformat(timespec="seconds")},
                     score=SCORE_NAMES.get(self.ranked_by, "score"))
         except (OSError, OutputFolderError) as exc:

@@ -53,13 +53,14 @@ class ModelList:
         """Models and interrupted runs: this collection's first (newest first), then the rest."""
         selected = self._selected()
         collection = self.state.collection
-        training = self._model_folder if self.is_training() else None
+        # a run's folder is left out while it trains, until its measured model is saved there
+        training = self._model_folder if self.is_training() and self._measured is None else None
         folders = [f for f in list_model_folders(models_dir()) if f.path != training]
         mine = [f for f in folders if collection is not None and f.belongs_to(collection)]
         others = [f for f in folders if f not in mine]
         self.models_list.clear()
         for info in mine + others:
-            text = folder_text(info)
+            text = folder_text(info, retraining=info.path == self.state.retraining)
             if collection is not None and info not in mine:
                 text += f"\n(trained on {source_name(info)})"
             it = QListWidgetItem(text)

@@ -5,7 +5,8 @@ partial (stopped) and interrupted runs, to reopen or continue without retraining
 The panel runs one training at a time (idle, training, paused, stopping, continued); what stands
 apart from a run is in its own module: the form (form.py), the loss plot (plot.py), the saved
 models list and the opening of models (model_list.py), each saved model's line
-(saved_models.py)."""
+(saved_models.py), the end of a run (run_end.py: its model said and opened, and the measured
+model answering while the run trains it again on every document)."""
 
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from expert_gui.core.durations import format_duration
 from expert_gui.core.errors import ModelFileError
 from expert_gui.core.evaluation.calibration import LossScale, TrainingStage
 from expert_gui.core.paths import models_dir
-from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.store.model_folders import DAMAGED, ModelFolder, partial_text
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.gui.dialogs import show_error
@@ -45,12 +45,12 @@ from expert_gui.gui.panels.training.form import (
 )
 from expert_gui.gui.panels.training.model_list import (
     ModelList,
-    model_warning,
     plotted_run,
     source_name,
     verdict_html,
 )
 from expert_gui.gui.panels.training.plot import LossPlot
+from expert_gui.gui.panels.training.run_end import RUN_TEXT, RunEnd
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     ElidedLabel,
@@ -64,7 +64,7 @@ from expert_gui.gui.workers import TaskBusy
 SETTINGS_ROWS = 5  # rows of settings a small window keeps in view before the models list shrinks
 
 
-class TrainingPanel(ModelList, QWidget):
+class TrainingPanel(ModelList, RunEnd, QWidget):
     training_state_changed = Signal()
 
     def __init__(self, state: AppState, parent: QWidget | None = None):
@@ -76,6 +76,9 @@ class TrainingPanel(ModelList, QWidget):
         self._stage_step = 0  # the step the run was at when that began
         self._last_step = 0  # of the last progress event
         self._model_folder: Path | None = None
+        # The run's folder once its measured model is saved there whole, while the run trains it
+        # again on every document (every_document.py)
+        self._measured: Path | None = None
         self._trained_collection = None  # the collection the current or last run trains on
         self._run_text = ""  # "Training on X; saving to Y" while a run lasts
         self.training_path = ""  # how the run's steps run ("GPU (CUDA graph)"), once known
@@ -228,6 +231,7 @@ class TrainingPanel(ModelList, QWidget):
 
         state.collection_changed.connect(self._on_collection_changed)
         state.model_changed.connect(self._on_model_changed)
+        state.retraining_changed.connect(self.refresh_models)  # the run's folder says it
         self._show_form_origin()
         self.refresh_models()
         self._update_buttons()
@@ -427,7 +431,7 @@ class TrainingPanel(ModelList, QWidget):
         the run says how to scale its losses."""
         collection = self.state.collection
         self._trained_collection = collection
-        self._model_folder = folder
+        self._model_folder, self._measured = folder, None
         self._stage, self._last_step = None, 0
         self._earlier_epochs = list(history)
         self.plot.clear_data()
@@ -454,12 +458,16 @@ class TrainingPanel(ModelList, QWidget):
 
     def _show_run_state(self) -> None:
         suffix = ""
+        stopping = self._task is not None and self._task.was_stopped
         if self.is_paused():
             suffix = " &nbsp;<b>Paused</b>: Resume (Ctrl+P) continues."
-        elif self._task is not None and self._task.was_stopped:
-            suffix = " &nbsp;Stopping after the current batch…"
+        elif stopping:
+            suffix = " &nbsp;Stopping after the current batch…" + (
+                " The measured model is kept." if self._measured is not None else "")
         elif self._stage is not None:
             suffix = f"<br><b>{html.escape(self.activity())}</b>"
+        if self._measured is not None and not stopping:
+            suffix += f"<br>{RUN_TEXT}"
         self.status_label.setText(self._run_text + suffix)
 
     def activity(self) -> str:
@@ -501,7 +509,7 @@ class TrainingPanel(ModelList, QWidget):
             label.setText("–")
 
     def _on_progress(self, events: list) -> None:
-        stage, last = self._stage, None
+        stage, last, measured = self._stage, None, None
         for e in events:
             if isinstance(e, LossScale):
                 self.plot.set_scale(e.mean_weight, e.n_people)
@@ -509,6 +517,8 @@ class TrainingPanel(ModelList, QWidget):
                 continue
             if isinstance(e, TrainingStage):
                 stage, self._stage_step = e, self._last_step
+                if e.measured_in and self._measured is None:
+                    measured = Path(e.measured_in)
                 continue
             if stage is not None and e.step > self._stage_step:
                 stage = None  # the steps go on
@@ -523,6 +533,8 @@ class TrainingPanel(ModelList, QWidget):
             self.training_state_changed.emit()
         if last is not None:
             self._show_numbers(last)
+        if measured is not None:
+            self._measured_saved(measured)
 
     def _loss_text(self, train_loss: float, val_loss: float | None) -> str:
         val = "–" if val_loss is None else f"{self.plot.scaled(val_loss):.3f}"
@@ -551,43 +563,6 @@ class TrainingPanel(ModelList, QWidget):
             self.apply_collection_defaults(collection)  # another was opened while it trained
         self._update_buttons()
         self._show_idle()
-
-    def _on_trained(self, model) -> None:
-        """The model is saved: say so at once, then open it (a large model's opening, its
-        rankers and panels, kept 'Saving the model…' on screen after the file was written)."""
-        folder = self._model_folder
-        stopped = partial_text(model)
-        done = (f"Stopped: the model so far (<b>partial</b>, {stopped}) is saved in "
-                if stopped else "Trained; saved in ") + html.escape(str(folder))
-        opens = self.state.fits(model)
-        own = self.state.collection if opens else None
-        warning = model_warning(model, own)
-        done += "." + verdict_html(model, own, kept=False)  # the idle text below says it
-        if not opens:  # another collection was opened meanwhile: the model waits in the list
-            done += (f" Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
-                     ", not to the collection now open.")
-            self.state.message.emit("Training done; the model belongs to another collection")
-        self._finished_text = done
-        self._stage = TrainingStage("Saved; opening the model") if opens else None
-        self.status_label.setText(self._finished_text + ("<br>Opening it…" if opens else ""))
-        self.training_state_changed.emit()
-        self.refresh_models()
-        if opens:  # once the lines above are painted
-            QTimer.singleShot(0, lambda: self._open_trained(model, folder, warning, stopped))
-
-    def _open_trained(self, model, folder: Path, warning: str, stopped: str) -> None:
-        if not self.state.fits(model):
-            return
-        self.state.set_model(model, folder)
-        # what the held-out documents decided for auto, as `expert-gui train` says it
-        auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
-        self.state.message.emit(
-            f"Trained, but {warning}" if warning else
-            "Training stopped, partial model kept" if stopped else f"Training done{auto}")
-
-    def _on_failed(self, exc: BaseException, details: str) -> None:
-        self._finished_text = f"Training failed: {html.escape(str(exc))}"
-        show_error(self, "Training failed", exc, details)
 
 
 def step_text(step: int, total: int, epoch: int, epochs: int) -> str:

@@ -47,9 +47,10 @@ def folder_warning(info: ModelFolder) -> str:
     return held_out_warning(info.held_out, documents=info.held_out_documents or None)
 
 
-def folder_text(info: ModelFolder) -> str:
+def folder_text(info: ModelFolder, *, retraining: bool = False) -> str:
     """The list's lines for one folder: name and date; how far it got (partial or interrupted
-    runs) or its held-out MAP; its settings; a warning."""
+    runs) or its held-out MAP (`retraining`: of the measured model, which the run that saved it
+    trains again on every document); its settings; a warning."""
     lines = [f"{info.name} · {folder_date(info)}"]
     if info.kind == DAMAGED:
         return "\n".join([*lines, info.status_text()])
@@ -57,7 +58,8 @@ def folder_text(info: ModelFolder) -> str:
         lines.append(f"interrupted at {info.progress_text()} · {settings_text(info.settings)}")
         return "\n".join(lines)
     head = f"partial: stopped at {info.progress_text()} · " if info.kind == PARTIAL else ""
-    lines.append(f"{head}{held_out_text(info)} · {settings_text(info.settings)}")
+    again = " · the measured model, being trained again on every document" if retraining else ""
+    lines.append(f"{head}{held_out_text(info)}{again} · {settings_text(info.settings)}")
     warning = folder_warning(info)
     if warning:
         lines.append(f"{WARNING_SIGN} {warning}")
