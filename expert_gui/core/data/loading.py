@@ -74,6 +74,9 @@ def load_collection(
     if path.exists() and not path.is_dir():
         require_regular(path, CollectionError)  # named as given, before a link is resolved
     path = collection_path(path.resolve(), format)
+    if path.parent == path:  # any file on the disk would be read as part of it
+        raise CollectionError(path, None, "the root of the file system is not a collection; "
+                                          "open the folder that holds the documents or exports")
     settings = inline_stopwords(settings)  # the cache key follows the list's content
     associations = Path(associations).expanduser().resolve() if associations else None
     people = Path(people).expanduser().resolve() if people else None
