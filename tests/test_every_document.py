@@ -173,6 +173,42 @@ def test_the_second_run_says_where_the_measured_model_answers_and_which_epoch_ru
     assert again[-1].done == again[-1].total == retrained(model)["steps"]
 
 
+def test_the_second_runs_steps_come_with_its_losses_per_instance(planted, monkeypatch):
+    """The window shows the second run's own numbers: each of its stages carries that run's
+    step, its losses divided by the mean weight |d_max| / |d| of every document's windows (the
+    measured run's scale is of 98% of them)."""
+    from expert_gui.core.train import trainer
+    from expert_gui.core.train.instances import mean_weight
+
+    collection, model = planted[0], planted[1]
+    split = hold_out(collection, HeldOutSettings(seed=SETTINGS.seed))
+    raw, told = [], []
+    real = trainer.train
+
+    def recording(*args, progress=None, **kwargs):
+        def both(event):
+            if isinstance(event, trainer.TrainProgress):
+                raw.append(event)
+            progress(event)
+        return real(*args, progress=both, **kwargs)
+
+    monkeypatch.setattr(trainer, "train", recording)
+    train_on_every_document(model, split, SETTINGS,
+                            progress=lambda text, done, total, step=None: told.append(
+                                (done, total, step)))
+    steps = [(done, total, step) for done, total, step in told if step is not None]
+    assert len(steps) == len(raw) > 0
+    weight = mean_weight(collection, SETTINGS.window, SETTINGS.overlapping)
+    assert weight != mean_weight(split.training, SETTINGS.window, SETTINGS.overlapping)
+    for (done, total, step), event in zip(steps, raw, strict=True):
+        assert (done, total) == (step.step, step.total_steps) == (event.step, event.total_steps)
+        assert step.train_loss == pytest.approx(event.train_loss / weight, rel=1e-12)
+        assert (step.val_loss is None) == (event.val_loss is None)
+        if event.val_loss is not None:
+            assert step.val_loss == pytest.approx(event.val_loss / weight, rel=1e-12)
+        assert (step.epoch, step.eta_s) == (event.epoch, event.eta_s)
+
+
 def test_a_person_whose_only_documents_were_held_out_is_ranked():
     """The app's split never holds out a person's last document (heldout.sample_documents); a
     split that does (by hand here) still gives the model kept that person, found by the words

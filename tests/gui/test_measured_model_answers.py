@@ -12,9 +12,11 @@ from gui_helpers import PLANTED, open_collection, planted_copy, set_training
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
+from expert_gui.core.durations import format_duration
 from expert_gui.core.evaluation import calibration
 from expert_gui.core.evaluation.every_document import retrained
 from expert_gui.core.store.model_folders import COMPLETE, read_model_folder
+from expert_gui.gui.panels.training.panel import step_text
 
 pytestmark = pytest.mark.gui
 
@@ -30,9 +32,10 @@ def second_run(monkeypatch):
     failure = []
 
     def holding(measured, split, settings, *, progress=None, **kwargs):
-        def tell(text, done=0, total=0):
-            progress(text, done, total)
+        def tell(text, done=0, total=0, step=None):
+            progress(text, done, total, step)
             if done and not held.is_set():
+                held.step = step
                 held.set()
                 go.wait(300)
                 if failure:
@@ -112,6 +115,14 @@ def test_the_measured_model_is_listed_and_answers_while_it_is_trained_again(
     assert "answers queries meanwhile" in tp.status_label.text()
     qtbot.waitUntil(lambda: window.training_label.text().startswith(
         "Training again on every document: epoch 1 of 3"), timeout=30_000)
+    # the numbers are the second run's (its first step, held), not the measured run's last
+    step = held.step
+    assert step.step == 1 and step.epoch == 1
+    assert tp.step_label.text() == step_text(1, step.total_steps, 1, 3)
+    assert tp.loss_label.text() == f"{step.train_loss:.3f} / " + (
+        "–" if step.val_loss is None else f"{step.val_loss:.3f}")
+    assert tp.eta_label.text() == format_duration(step.eta_s)
+    assert "the numbers below are this run's" in tp.status_label.text()
     # answered by auto with the measured model's calibration
     ranked_by_auto(qtbot, window, QUERY)
     assert len(qp.ranking) > 0 and "the measured model answers" in qp.words_label.text()

@@ -72,8 +72,10 @@ class TrainingStage:
     total: int = 0
     phase: str = ""  # PHASES: what the time until the next event is spent on
     # On the second run's events (every_document.py): the folder that holds the measured model,
-    # saved whole and calibrated, which the app opens meanwhile ('' when it was not saved).
+    # saved whole and calibrated, which the app opens meanwhile ('' when it was not saved), and
+    # that run's own step (a TrainProgress, its losses per instance), for the numbers shown.
     measured_in: str = ""
+    step: object | None = None
 
 
 PHASES = ("steps", "held-out MAP", "calibration", "saving")
@@ -176,11 +178,11 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
                 save_model(model, out_dir)
             try:
                 saved = str(out_dir) if out_dir is not None else ""
-                model = train_on_every_document(model, split, settings, progress=lambda *a:
-                                                tell(TrainingStage(*a, phase="steps",
-                                                                   measured_in=saved)),
-                                                should_stop=should_stop,
-                                                should_pause=should_pause)
+                model = train_on_every_document(
+                    model, split, settings,
+                    progress=lambda text, done, total, step=None: tell(TrainingStage(
+                        text, done, total, phase="steps", measured_in=saved, step=step)),
+                    should_stop=should_stop, should_pause=should_pause)
             except Stopped:
                 pass  # the measured model, calibrated, is the one kept
         if out_dir is not None:

@@ -531,22 +531,29 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
             self._stage = stage
             self._show_run_state()
             self.training_state_changed.emit()
-        if last is not None:
+        if stage is not None and stage.step is not None:  # the run on every document
+            self._show_numbers(stage.step, per_instance=True)
+        elif last is not None:
             self._show_numbers(last)
         if measured is not None:
             self._measured_saved(measured)
 
-    def _loss_text(self, train_loss: float, val_loss: float | None) -> str:
-        val = "–" if val_loss is None else f"{self.plot.scaled(val_loss):.3f}"
-        return f"{self.plot.scaled(train_loss):.3f} / {val}"
+    def _loss_text(self, train_loss: float, val_loss: float | None,
+                   per_instance: bool = False) -> str:
+        scaled = (lambda x: x) if per_instance else self.plot.scaled
+        val = "–" if val_loss is None else f"{scaled(val_loss):.3f}"
+        return f"{scaled(train_loss):.3f} / {val}"
 
-    def _show_numbers(self, e) -> None:
+    def _show_numbers(self, e, per_instance: bool = False) -> None:
+        """A step's numbers; `per_instance`: its losses are per instance already (the second
+        run's, on every document, whose steps are not plotted)."""
         self.step_label.setText(step_text(e.step, e.total_steps, e.epoch, e.epochs))
-        self.loss_label.setText(self._loss_text(e.train_loss, e.val_loss))
+        self.loss_label.setText(self._loss_text(e.train_loss, e.val_loss, per_instance))
         self.memory_label.setText(format_bytes(e.device_memory_bytes))
         if self.is_paused():  # the step in flight when Pause was pressed: nothing to time
             speed = eta = "paused"
-        elif e.step >= e.total_steps or self._stage is not None:  # no steps left to time
+        elif e.step >= e.total_steps or (self._stage is not None and not per_instance):
+            # no steps left to time (the measured run's last step, shown while it calibrates)
             speed = eta = "–"
         else:
             speed = f"{e.instances_per_s:,.0f}" if e.instances_per_s else "–"

@@ -24,7 +24,8 @@ from expert_gui.gui.widgets import plural
 
 RUN_TEXT = ("The measured model, saved in this folder, answers queries meanwhile; the model "
             "trained on every document replaces it when this run ends, and Stop keeps the "
-            "measured model. The plot and the numbers below are the measured run's.")
+            "measured model. The plot is the measured run's; the numbers below are this "
+            "run's, on every document.")
 
 
 class RunEnd:
