@@ -3,6 +3,8 @@ what is loaded and what is missing, panes that clear with their ranking, bars an
 stay on screen at any width, a window that fits its screen and never grows, shortcuts that work
 in text fields, dialogs in the app's words, and notices where a list is cut short."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from gui_helpers import GUI_COLLECTION, open_collection, random_model, set_training
@@ -64,6 +66,13 @@ def test_the_status_bar_does_not_stay_on_loading_after_an_error(qtbot, window, t
     assert window.statusBar().currentMessage() == f"Cannot open {tmp_path.name}"
     assert not window.collection_panel.progress.isVisible()
 
+
+
+def test_the_root_folder_is_refused_by_its_name(qtbot, window):
+    window.collection_panel.open_collection(Path("/"))
+    qtbot.waitUntil(lambda: bool(_error_dialogs(window)), timeout=30_000)
+    assert window.statusBar().currentMessage() == "Cannot open /"
+    assert "the root of the file system is not a collection" in _error_dialogs(window)[0].text()
 
 # -- dialogs in the app's words, file filters that match --------------------------------------
 def test_error_dialogs_name_files_to_add_not_command_line_options(qtbot, window, tmp_path):

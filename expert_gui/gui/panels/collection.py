@@ -223,7 +223,7 @@ class CollectionPanel(QWidget):
             "load", load_collection, path, columns=columns,
             on_progress=self._on_progress,
             on_success=lambda collection: self._loaded(collection, path, columns),
-            on_failure=lambda exc, tb: self._failed(f"Cannot open {path.name}", exc, tb),
+            on_failure=lambda exc, tb: self._failed(f"Cannot open {path.name or path}", exc, tb),
         )
 
     def _on_progress(self, events: list) -> None:
