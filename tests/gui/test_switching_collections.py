@@ -62,7 +62,7 @@ def test_an_opened_model_shows_its_own_training(qtbot, window):
     assert panel.step_label.text() == f"{total:,} / {total:,} (epoch 2 of 2)"
     last = history[-1]
     assert panel.loss_label.text() == \
-        f"{last['train_loss'] / weight:.3f} / {last['val_loss'] / weight:.3f}"
+        f"{last['train_loss'] / weight:.3f} (epoch mean) / {last['val_loss'] / weight:.3f}"
     said = panel.status_label.text()  # the history kept is the measured run's (issue 29)
     assert "Open model: gui-trained. The held-out figures are of the model measured" in said
     assert "The plot shows the training of the model measured: each epoch's mean loss" in said

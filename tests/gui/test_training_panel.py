@@ -76,6 +76,8 @@ def test_train_saves_lists_and_reopens_the_model(qtbot, window):
     model = window.state.model
     assert model.dim == 16 and model.n_people == 6
     assert len(panel.plot.steps) > 10 and all(np.isfinite(panel.plot.losses))
+    # the run ended on an epoch's close: its training loss is the epoch's mean, not a step's
+    assert " (epoch mean) / " in panel.loss_label.text()
     # what the held-out documents decided for auto, as `expert-gui train` says it
     assert window.statusBar().currentMessage() == \
         f"Training done; auto: {model.calibration['fusion']['label']}"

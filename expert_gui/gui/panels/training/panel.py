@@ -75,6 +75,7 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
         self._stage = None  # what the run does besides its steps (TrainingStage), until a step
         self._stage_step = 0  # the step the run was at when that began
         self._last_step = 0  # of the last progress event
+        self._again_step = 0  # of the last step of the second run (on every document)
         self._model_folder: Path | None = None
         # The run's folder once its measured model is saved there whole, while the run trains it
         # again on every document (every_document.py)
@@ -297,7 +298,8 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
         epoch = min(max(math.ceil(steps * epochs / total), 1), epochs) if total else len(
             model.history)
         self.step_label.setText(step_text(steps, total, epoch, epochs))
-        self.loss_label.setText(self._loss_text(last["train_loss"], last.get("val_loss")))
+        self.loss_label.setText(self._loss_text(last["train_loss"], last.get("val_loss"),
+                                                epoch_mean=True))
 
     def apply_collection_defaults(self, collection) -> None:
         """The form shows the paper's defaults, or the collection's `train_settings.json` when
@@ -432,7 +434,7 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
         collection = self.state.collection
         self._trained_collection = collection
         self._model_folder, self._measured = folder, None
-        self._stage, self._last_step = None, 0
+        self._stage, self._last_step, self._again_step = None, 0, 0
         self._earlier_epochs = list(history)
         self.plot.clear_data()
         set_placeholder(self.plot, "Preparing the training instances…")
@@ -509,7 +511,8 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
             label.setText("–")
 
     def _on_progress(self, events: list) -> None:
-        stage, last, measured = self._stage, None, None
+        stage, last, measured, again = self._stage, None, None, None
+        closing = again_closing = False
         for e in events:
             if isinstance(e, LossScale):
                 self.plot.set_scale(e.mean_weight, e.n_people)
@@ -519,9 +522,14 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
                 stage, self._stage_step = e, self._last_step
                 if e.measured_in and self._measured is None:
                     measured = Path(e.measured_in)
+                if e.step is not None:  # a step of the run on every document
+                    again_closing = e.step.step == self._again_step
+                    self._again_step, again = e.step.step, e.step
                 continue
             if stage is not None and e.step > self._stage_step:
                 stage = None  # the steps go on
+            # an epoch's closing event repeats its last step, with the epoch's mean loss
+            closing = e.step == self._last_step
             self._last_step, last = e.step, e
             self.plot.add(e.step, e.train_loss if e.loss_is_new else None, e.val_loss)
         if last is not None and last.path != self.training_path:
@@ -531,24 +539,28 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
             self._stage = stage
             self._show_run_state()
             self.training_state_changed.emit()
-        if stage is not None and stage.step is not None:  # the run on every document
-            self._show_numbers(stage.step, per_instance=True)
+        if again is not None:  # (it follows every step of the measured run)
+            self._show_numbers(again, per_instance=True, epoch_mean=again_closing)
         elif last is not None:
-            self._show_numbers(last)
+            self._show_numbers(last, epoch_mean=closing)
         if measured is not None:
             self._measured_saved(measured)
 
-    def _loss_text(self, train_loss: float, val_loss: float | None,
-                   per_instance: bool = False) -> str:
+    def _loss_text(self, train_loss: float, val_loss: float | None, per_instance: bool = False,
+                   epoch_mean: bool = False) -> str:
+        """'3.812 / 3.778'; at an epoch's end the training loss is the epoch's mean, as its
+        history records it (the plot shows the steps'), and says so."""
         scaled = (lambda x: x) if per_instance else self.plot.scaled
         val = "–" if val_loss is None else f"{scaled(val_loss):.3f}"
-        return f"{scaled(train_loss):.3f} / {val}"
+        mean = " (epoch mean)" if epoch_mean else ""
+        return f"{scaled(train_loss):.3f}{mean} / {val}"
 
-    def _show_numbers(self, e, per_instance: bool = False) -> None:
+    def _show_numbers(self, e, per_instance: bool = False, epoch_mean: bool = False) -> None:
         """A step's numbers; `per_instance`: its losses are per instance already (the second
         run's, on every document, whose steps are not plotted)."""
         self.step_label.setText(step_text(e.step, e.total_steps, e.epoch, e.epochs))
-        self.loss_label.setText(self._loss_text(e.train_loss, e.val_loss, per_instance))
+        self.loss_label.setText(self._loss_text(e.train_loss, e.val_loss, per_instance,
+                                                epoch_mean))
         self.memory_label.setText(format_bytes(e.device_memory_bytes))
         if self.is_paused():  # the step in flight when Pause was pressed: nothing to time
             speed = eta = "paused"
