@@ -130,3 +130,6 @@ def test_describe_auto_states_the_decision_and_its_evidence():
         "Log-linear 0.57, Model 2 (jm) 0.33, Model 1 (d) 0.10 — calibrated on 904 held-out "
         "documents (out of fold 0.659 vs 0.649 for Log-linear + Model 2 (jm), equal weights, "
         "p = 0.020; weight 0.82 against the anchor)")
+    # 1 in 10,001 permutations: below what three places show, so never 'p = 0.000'
+    strong = {**calibrated, "cv": {**calibrated["cv"], "p": 1 / 10_001}}
+    assert "Model 2 (jm), equal weights, p < 0.001; weight" in describe_auto(strong, 904)

@@ -144,10 +144,16 @@ def describe_auto(fusion: dict | None, n_documents: int, stopped: bool = False) 
             return (f"{anchor} — too few held-out documents to calibrate ({n_documents:,})")
         return (f"{anchor} — calibration inconclusive on {n_documents:,} held-out documents "
                 f"(calibrated {cv['oof_map']:.3f} vs {cv['anchor_map']:.3f} out of fold, "
-                f"p = {cv['p']:.2f})")
+                f"{p_text(cv['p'], 2)})")
     return (f"{weights} — calibrated on {n_documents:,} held-out documents (out of fold "
-            f"{cv['oof_map']:.3f} vs {cv['anchor_map']:.3f} for {anchor}, p = {cv['p']:.3f}; "
+            f"{cv['oof_map']:.3f} vs {cv['anchor_map']:.3f} for {anchor}, {p_text(cv['p'], 3)}; "
             f"weight {fusion['shrinkage']:.2f} against the anchor)")
+
+
+def p_text(p: float, places: int) -> str:
+    """'p = 0.020', or 'p < 0.001' where the value would round to 0: a test's p is never 0."""
+    floor = 10.0 ** -places
+    return f"p < {floor:.{places}f}" if p < floor / 2 else f"p = {p:.{places}f}"
 
 
 def zscores(scores: np.ndarray) -> np.ndarray:
