@@ -75,7 +75,7 @@ class TrainingStage:
     # saved whole and calibrated, which the app opens meanwhile ('' when it was not saved), and
     # that run's own step (a TrainProgress, its losses per instance), for the numbers shown.
     measured_in: str = ""
-    step: object | None = None
+    again_step: object | None = None
 
 
 PHASES = ("steps", "held-out MAP", "calibration", "saving")
@@ -181,7 +181,7 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
                 model = train_on_every_document(
                     model, split, settings,
                     progress=lambda text, done, total, step=None: tell(TrainingStage(
-                        text, done, total, phase="steps", measured_in=saved, step=step)),
+                        text, done, total, phase="steps", measured_in=saved, again_step=step)),
                     should_stop=should_stop, should_pause=should_pause)
             except Stopped:
                 pass  # the measured model, calibrated, is the one kept

@@ -75,7 +75,7 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
         self._stage = None  # what the run does besides its steps (TrainingStage), until a step
         self._stage_step = 0  # the step the run was at when that began
         self._last_step = 0  # of the last progress event
-        self._again_step = 0  # of the last step of the second run (on every document)
+        self._again_last = 0  # of the last step of the second run (on every document)
         self._model_folder: Path | None = None
         # The run's folder once its measured model is saved there whole, while the run trains it
         # again on every document (every_document.py)
@@ -434,7 +434,7 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
         collection = self.state.collection
         self._trained_collection = collection
         self._model_folder, self._measured = folder, None
-        self._stage, self._last_step, self._again_step = None, 0, 0
+        self._stage, self._last_step, self._again_last = None, 0, 0
         self._earlier_epochs = list(history)
         self.plot.clear_data()
         set_placeholder(self.plot, "Preparing the training instances…")
@@ -522,9 +522,9 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
                 stage, self._stage_step = e, self._last_step
                 if e.measured_in and self._measured is None:
                     measured = Path(e.measured_in)
-                if e.step is not None:  # a step of the run on every document
-                    again_closing = e.step.step == self._again_step
-                    self._again_step, again = e.step.step, e.step
+                if e.again_step is not None:  # a step of the run on every document
+                    again_closing = e.again_step.step == self._again_last
+                    self._again_last, again = e.again_step.step, e.again_step
                 continue
             if stage is not None and e.step > self._stage_step:
                 stage = None  # the steps go on
