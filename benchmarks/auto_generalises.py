@@ -4,10 +4,12 @@ weights, prototyped on pseudo-queries made from the collection alone.
 
     .venv/bin/python benchmarks/auto_generalises.py [--data ../shared/data] [--demo resources/demo]
         [--models DIR] [--seeds 0 1 2] [--sets dpdk-dev dpdk-commits dpdk-commits-others
-        aminer-areas aminer-papers demo] [--epochs N] [--paper-settings] [--threads 1] [--json OUT]
+        aminer-areas aminer-papers demo] [--epochs N] [--paper-settings] [--every-document]
+        [--threads 1] [--json OUT]
 
 Query sets (their model in brackets; a model per seed S, its documents held out seeded by S,
-trained as `expert-gui train` trains it: the collection's suggested settings, or --epochs):
+trained as `expert-gui train` trained it before every document counted: the collection's
+suggested settings, or --epochs, the measured model kept, `retrain_on_all=False`):
 - dpdk-dev [dpdk]: the 158 MAINTAINERS section titles of topics.dev.tsv, short topics;
 - dpdk-commits [dpdk]: the model's held-out commits of a driver section (net/ice: ... for "Intel
   ice", found by the prefix naming a word of the section's title in its group, e.g. net/ for
@@ -21,6 +23,15 @@ trained as `expert-gui train` trains it: the collection's suggested settings, or
   the papers removed from the collection (`experiment --exclude-topic-documents`); relevant: the
   experts of the paper's area (qrels-documents.txt), not its authors;
 - demo [demo]: the demo's 30 topics (resources/demo, its train_settings.json).
+
+With --every-document each model is the one `expert-gui train` keeps by default now: measured and
+calibrated as above, then trained again on every document (`retrain_on_all`), ranked by `auto`
+with the measured model's calibration; kept under DIR/every-document. That model has seen its
+held-out commits, so the DPDK model of seed S is trained on DPDK without the commits of the
+dpdk-commits sets (the commits that seed holds out that are matched to a driver section, 260-285,
+about 0.6% of DPDK), removed as aminer-papers removes its papers; they are the queries of
+dpdk-commits and dpdk-commits-others, and dpdk-dev is ranked by that same model. The pseudo-query
+sets and the rules built on them are left out: the model has seen those documents.
 
 Every member (log-linear, Model 2 (jm), Model 1 (d)) and the ensemble (Eq. 5) ranks every query
 once; scores are kept (DIR/<model>/seed-S/scores-<set>.npz) so that the rules are compared
@@ -63,6 +74,7 @@ from expert_gui.core.data.loading import load_collection
 from expert_gui.core.data.text import Tokenizer
 from expert_gui.core.data.topics import read_topics
 from expert_gui.core.evaluation.calibration import index_for, train_and_calibrate
+from expert_gui.core.evaluation.every_document import retrained
 from expert_gui.core.evaluation.fusion_choice import MIN_DOCUMENTS, choose_fusion
 from expert_gui.core.evaluation.heldout import (
     HeldOutSettings,
@@ -126,12 +138,18 @@ def collection_of(key: str, args) -> tuple[Collection, Path]:
     return collection, path
 
 
+def model_folder(key: str, seed: int, args) -> Path:
+    return args.models / ("every-document" if args.every_document else "") / key / f"seed-{seed}"
+
+
 def model_for(key: str, collection: Collection, path: Path, seed: int, args):
-    folder = args.models / key / f"seed-{seed}"
+    folder = model_folder(key, seed, args)
     if (folder / "manifest.json").is_file():
-        return load_model(folder)
+        model = load_model(folder)
+        if not args.every_document or retrained(model):  # not a second run cut short
+            return model
     base = TrainSettings(threads=args.threads, checkpoint_every=0, checkpoint_minutes=0,
-                         retrain_on_all=False)  # measured as in docs/results
+                         retrain_on_all=args.every_document)
     if args.paper_settings:
         settings = dataclasses.replace(base, seed=seed)
     else:
@@ -163,28 +181,45 @@ def section_prefixes(topics: Path) -> dict[tuple[str, str], str]:
     return {k: ids[0] for k, ids in found.items() if len(set(ids)) == 1}
 
 
-def commit_set(split_collection: Collection, documents: np.ndarray, data: Path,
-               others: bool = False) -> QuerySet:
-    """Held-out commits of a driver section as queries for it; relevant: its maintainers (with
-    `others`, the commit's author is no longer a candidate: who else knows this?)."""
+def section_commits(collection: Collection, documents: np.ndarray, data: Path
+                    ) -> dict[int, str]:
+    """Of `documents`, the commits of a judged driver section: document -> its section."""
     folder = data / "dpdk-maintainers"
     sections = section_prefixes(folder / "topics.dev.tsv")
     judged = read_qrels(folder / "qrels.dev.txt")
-    queries, qrels, excluded = {}, {}, {}
+    out = {}
     for d in documents:
-        text = split_collection.text(int(d))
-        match = PREFIX_RE.match(text)
+        match = PREFIX_RE.match(collection.text(int(d)))
         topic = sections.get(match.groups()) if match else None
         if topic in judged:
-            doc_id = split_collection.doc_ids[int(d)]
-            authors = {split_collection.person_ids[p]
-                       for p in split_collection.people_of(int(d))} if others else set()
-            relevant = {p for p, g in judged[topic].items() if g > 0} - authors
-            if relevant:
-                queries[doc_id] = text
-                qrels[doc_id] = relevant
-                excluded[doc_id] = authors
+            out[int(d)] = topic
+    return out
+
+
+def commit_set(collection: Collection, documents: np.ndarray, data: Path,
+               others: bool = False) -> QuerySet:
+    """Held-out commits of a driver section as queries for it; relevant: its maintainers (with
+    `others`, the commit's author is no longer a candidate: who else knows this?)."""
+    judged = read_qrels(data / "dpdk-maintainers" / "qrels.dev.txt")
+    queries, qrels, excluded = {}, {}, {}
+    for d, topic in section_commits(collection, documents, data).items():
+        doc_id = collection.doc_ids[d]
+        authors = {collection.person_ids[p]
+                   for p in collection.people_of(d)} if others else set()
+        relevant = {p for p, g in judged[topic].items() if g > 0} - authors
+        if relevant:
+            queries[doc_id] = collection.text(d)
+            qrels[doc_id] = relevant
+            excluded[doc_id] = authors
     return QuerySet(queries, qrels, excluded)
+
+
+def commit_queries(collection: Collection, seed: int, data: Path) -> np.ndarray:
+    """The dpdk-commits queries of seed `seed` under --every-document: the commits the default
+    split of that seed holds out (as the measured-model study's model of that seed held them
+    out) that belong to a driver section; removed from the collection before training."""
+    documents = hold_out(collection, HeldOutSettings(seed=seed)).documents
+    return np.asarray(sorted(section_commits(collection, documents, data)), dtype=np.int64)
 
 
 def pseudo_sets(collection: Collection, training: Collection, documents: np.ndarray,
@@ -364,6 +399,9 @@ def main() -> int:
     p.add_argument("--paper-settings", action="store_true",
                    help="train at the paper's settings, not the ones suggested for the "
                         "collection (give another --models folder)")
+    p.add_argument("--every-document", action="store_true",
+                   help="train as `expert-gui train` does by default: again on every document "
+                        "after the calibration (the DPDK commit queries removed first)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--json", type=Path)
     args = p.parse_args()
@@ -373,14 +411,20 @@ def main() -> int:
         collection, path = collection_of(key, args)
         for seed in args.seeds:
             started = time.perf_counter()
-            model = model_for(key, collection, path, seed, args)
-            split = held_out_again(collection, model.calibration)
-            index = index_for(model, collection)
-            folder = args.models / key / f"seed-{seed}"
+            asked = None  # the commits asked as queries, out of the model's collection
+            trained_on = collection
+            if args.every_document and key == "dpdk":
+                asked = commit_queries(collection, seed, args.data)
+                trained_on = without_documents(collection, asked)
+            model = model_for(key, trained_on, path, seed, args)
+            split = held_out_again(trained_on, model.calibration)
+            index = index_for(model, trained_on)
+            folder = model_folder(key, seed, args)
             real = {}
             for name in (s for s in args.sets if SETS[s] == key):
                 if name.startswith("dpdk-commits"):
-                    real[name] = commit_set(collection, split.documents, args.data,
+                    real[name] = commit_set(collection, split.documents if asked is None
+                                            else asked, args.data,
                                             others=name.endswith("others"))
                 elif name == "dpdk-dev":
                     d = args.data / "dpdk-maintainers"
@@ -395,7 +439,8 @@ def main() -> int:
                     real[name] = topic_set(args.demo / "topics.tsv", args.demo / "qrels.txt")
             leave_out = {q for n, r in real.items() if n.startswith("dpdk-commits")
                          for q in r.queries}
-            pseudo = pseudo_sets(collection, index, split.documents, leave_out)
+            pseudo = {} if args.every_document else pseudo_sets(collection, index,
+                                                                split.documents, leave_out)
             pseudo_sheets = {
                 n: sheet(index, q, scores_for(model, index, q.queries, MEMBERS,
                                               folder / f"scores-pseudo-{n}.npz"))
@@ -413,15 +458,17 @@ def main() -> int:
                 rules = {r: float(s.fused_ap(w).mean()) for r, w in weights.items()}
                 short = np.asarray(s.words) <= SHORT_WORDS
                 fused = {r: s.fused_ap(w) for r, w in weights.items()}
-                for a in SHORT_RULES:
-                    for b in LONG_RULES:
+                for a in (r for r in SHORT_RULES if r in weights):
+                    for b in (r for r in LONG_RULES if r in weights):
                         rules[f"short {a} / long {b}"] = float(np.where(
                             short, fused[a], fused[b]).mean())
                 best = max(SINGLE, key=maps.get)
                 row = {"set": name, "seed": seed, "queries": len(s.z), "maps": maps,
                        "best": best, "rules": rules,
                        "weights": {r: w.tolist() for r, w in weights.items()},
-                       "pseudo": pseudo_maps, "label": model.calibration["fusion"]["label"]}
+                       "pseudo": pseudo_maps, "label": model.calibration["fusion"]["label"],
+                       "retrained": retrained(model),
+                       "removed": 0 if asked is None else len(asked)}
                 rows.append(row)
                 print(f"{name} seed {seed} ({len(s.z)} queries, "
                       f"{time.perf_counter() - started:.0f} s): " +
