@@ -461,7 +461,7 @@ class MainWindow(QMainWindow):
         self.pause_action.setEnabled(tp.is_training())
         self.stop_action.setEnabled(tp.is_training())
         self.training_label.setVisible(tp.is_training())
-        self.query_panel.set_training(tp.is_training())
+        self.query_panel.set_training(tp.training_collection())
         paused = tp.is_paused()
         self.training_label.setText(tp.activity())
         self.training_label.setStyleSheet("color: #495057; font-weight: bold;" if paused

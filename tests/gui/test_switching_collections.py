@@ -92,3 +92,21 @@ def test_a_query_left_from_the_previous_collection_is_cleared(qtbot, window):
     window.query_panel.set_query("disk cache")
     open_collection(qtbot, window, OTHER_COLLECTION)
     assert window.query_panel.query_edit.text() == ""
+
+
+def test_the_query_panel_says_which_collection_a_run_trains_for(qtbot, window):
+    """Opening another collection while a run trains: the query panel said "Training a model
+    for <the other>: it answers here as soon as it is saved", of a run that trains the first."""
+    open_collection(qtbot, window)
+    set_training(window, epochs=1000)
+    panel, qp = window.training_panel, window.query_panel
+    panel.start_training()
+    qtbot.waitUntil(lambda: "Training a model for <b>gui_collection</b>" in
+                    qp.words_label.text(), timeout=30_000)
+    open_collection(qtbot, window, OTHER_COLLECTION)
+    assert panel.is_training()
+    other = window.state.collection.name
+    said = qp.words_label.text()
+    assert "Training a model for" not in said and f"<b>{other}</b>" in said
+    panel.stop_training()
+    qtbot.waitUntil(lambda: not panel.is_training(), timeout=60_000)

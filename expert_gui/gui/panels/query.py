@@ -231,7 +231,7 @@ class QueryPanel(QWidget):
         # as soon as they open: choosing a method answers at once.
         self.rankers = PreparedRankers(state, self)
         self.rankers.ready.connect(self._ranker_ready)
-        self._training = False  # a run is training a model for this collection
+        self._training_for = None  # the collection a run is training a model for
         self._query_path = None  # the collection the query box's text was typed for
         self._text_at_load = None  # the query box's text when a collection began to load
         state.runner.started.connect(self._task_started)
@@ -313,11 +313,13 @@ class QueryPanel(QWidget):
     def _model_dropped(self, text: str) -> None:
         self._dropped = text
 
-    def set_training(self, training: bool) -> None:
-        """With no model open, say that one is on its way rather than ask for Ctrl+T again."""
-        if training == self._training:
+    def set_training(self, collection) -> None:
+        """The collection a run trains a model for (None: no run). With no model open for it,
+        say that one is on its way rather than ask for Ctrl+T again; another collection opened
+        meanwhile is not the one being trained for."""
+        if collection is self._training_for:
             return  # called on every training-panel change; the text lists model folders
-        self._training = training
+        self._training_for = collection
         if self.state.model is None and self.ranking is None:
             self.words_label.setText(self._no_model_text())
 
@@ -351,7 +353,7 @@ class QueryPanel(QWidget):
         baselines = (f"Until a model is trained, {html.escape(label(self.method()))} and the "
                      "other baselines answer here; the log-linear model, Auto and the "
                      "ensemble come after training.")
-        if self._training:
+        if self._training_for is collection:
             return (f"Training a model for <b>{html.escape(collection.name)}</b>: it answers "
                     f"here as soon as it is saved. {baselines}")
         if self._dropped:

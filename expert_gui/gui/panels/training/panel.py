@@ -333,6 +333,11 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
         self.defaults_label.setText(text)
         self.reset_button.setEnabled(not self.is_training() and edited)
 
+    def training_collection(self):
+        """The collection the run now training trains on (None when no run trains): another
+        may have been opened since."""
+        return self._trained_collection if self.is_training() else None
+
     def is_training(self) -> bool:
         return self.state.runner.running("training") is not None
 
