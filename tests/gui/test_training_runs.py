@@ -128,7 +128,9 @@ def test_a_model_saved_after_stop_is_marked_partial_everywhere(qtbot, window):
     assert "Training a model for <b>gui_collection</b>" in window.query_panel.words_label.text()
     qtbot.waitUntil(lambda: len(panel.plot.steps) > 3, timeout=60_000)
     panel.stop_training()
-    qtbot.waitUntil(lambda: window.state.model is not None, timeout=60_000)
+    # the run's folder is listed once the run has ended, which may follow the model's opening
+    qtbot.waitUntil(lambda: window.state.model is not None and panel.run_settled(),
+                    timeout=60_000)
     model = window.state.model
     steps, total = model.settings["steps"], model.settings["total_steps"]
     assert model.settings["stopped"] and steps < total
