@@ -80,3 +80,21 @@ def test_stats_show_the_numbers_rule(tmp_path, capsys):
         data = json.loads(capsys.readouterr().out)
         assert data["text_settings"]["numbers"] == rule
         assert data["report"]["counts"]["vocabulary"] == words
+
+
+def test_a_path_instead_of_a_command_opens_the_app_on_it(fixtures, monkeypatch):
+    import expert_gui.gui.app as app
+
+    opened = []
+    monkeypatch.setattr(app, "run_gui", lambda **kwargs: opened.append(kwargs) or 0)
+    assert main([str(fixtures)]) == 0
+    assert opened == [{"screenshot_dir": None, "fast_exit": True, "collection": fixtures}]
+    assert main([]) == 0 and opened[-1]["collection"] is None
+
+
+def test_a_word_that_is_neither_a_command_nor_a_path_is_one_line_and_status_2(capsys):
+    assert main(["trian"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("expert-gui: error: 'trian' is neither a command (stats, train, query, "
+                   "neighbours, rank, heldout, experiment, profile, export-embeddings) nor a file"
+                   " or folder to open\n")

@@ -1,4 +1,5 @@
-"""`expert-gui`: with no sub-command it opens the GUI; with one it runs the CLI on the same core.
+"""`expert-gui`: with no sub-command it opens the GUI (on the collection a path names, if one does);
+with one it runs the CLI on the same core.
 
 Each sub-command lives in its own module here and exposes `register(subparsers)`. Only the
 command being run is imported (and it imports its heavy libraries when it runs), so that
@@ -11,6 +12,7 @@ import argparse
 import importlib
 import logging
 import sys
+from pathlib import Path
 
 from expert_gui import __version__
 from expert_gui.core.errors import ExpertGuiError
@@ -46,7 +48,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def _top_level_parser(add_help: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="expert-gui", add_help=add_help,
-        description="Who here knows most about a topic? Run without a command to open the app.",
+        description="Who here knows most about a topic? Run without a command to open the app; "
+                    "`expert-gui FOLDER` (or FILE) opens it on that collection.",
     )
     parser.add_argument("--version", action="version", version=f"expert-gui {__version__}")
     parser.add_argument("--screenshot", metavar="DIR",
@@ -56,24 +59,41 @@ def _top_level_parser(add_help: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def _command(argv: list[str]) -> str | None:
-    """The sub-command argv names, found without building any command's parser."""
+def _first_word(argv: list[str]) -> str | None:
+    """The first argument that is not an option: a sub-command, or a collection to open."""
     parser = _top_level_parser(add_help=False)
     parser.add_argument("command", nargs="?")
     known, _ = parser.parse_known_args(argv)
-    return known.command if known.command in COMMANDS else None
+    return known.command
+
+
+def _command(argv: list[str]) -> str | None:
+    """The sub-command argv names, found without building any command's parser."""
+    first = _first_word(argv)
+    return first if first in COMMANDS else None
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     _print_safely()
+    first = _first_word(argv)
+    opening = None  # `expert-gui FOLDER`: the app, on that collection
+    if first is not None and first not in COMMANDS:
+        opening = Path(first).expanduser()
+        if not opening.exists():
+            print(f"expert-gui: error: {first!r} is neither a command ({', '.join(COMMANDS)}) "
+                  "nor a file or folder to open", file=sys.stderr)
+            return 2
+        argv = list(argv)
+        argv.remove(first)
     args = build_parser(_command(argv)).parse_args(argv)
     if args.install_desktop_entry:
         return _install_desktop_entry()
     if args.command is None:
         from expert_gui.gui.app import run_gui
 
-        return run_gui(screenshot_dir=args.screenshot, fast_exit=args.screenshot is None)
+        return run_gui(screenshot_dir=args.screenshot, fast_exit=args.screenshot is None,
+                       collection=opening)
     warnings = _warnings_to_stderr(args.command)
     try:
         return int(args.func(args) or 0)

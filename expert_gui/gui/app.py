@@ -110,10 +110,12 @@ def install_excepthook(window) -> None:
     sys.excepthook = hook
 
 
-def run_gui(screenshot_dir: str | None = None, fast_exit: bool = False) -> int:
-    """Open the main window; with `screenshot_dir`, save a PNG of every panel there and quit.
-    `fast_exit`: once the window has closed and saved what it writes, end the process at once
-    (`end_process`) instead of returning."""
+def run_gui(screenshot_dir: str | None = None, fast_exit: bool = False,
+            collection: Path | None = None) -> int:
+    """Open the main window, on `collection` when given (else the last one); with
+    `screenshot_dir`, save a PNG of every panel there and quit. `fast_exit`: once the window
+    has closed and saved what it writes, end the process at once (`end_process`) instead of
+    returning."""
     setup_logging()
     note_user_folders()
     from expert_gui.gui.platform_check import platform_problem
@@ -147,7 +149,7 @@ def run_gui(screenshot_dir: str | None = None, fast_exit: bool = False) -> int:
         window.close()
         return 0
     # After the first paint: the window is up at once, and the loads report their progress.
-    QTimer.singleShot(0, window.open_startup_collection)
+    QTimer.singleShot(0, lambda: window.open_startup_collection(collection))
     status = app.exec()
     if fast_exit:
         end_process(status)  # the work that writes files has ended (MainWindow.closeEvent)

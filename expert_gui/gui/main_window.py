@@ -362,11 +362,17 @@ class MainWindow(QMainWindow):
             return
         self.collection_panel.open_collection(path)
 
-    def open_startup_collection(self) -> None:
-        """The last collection when it still exists (the demo on a first launch), then the last
-        model, but only if it belongs to that collection."""
+    def open_startup_collection(self, named: Path | None = None) -> None:
+        """The collection `named` on the command line, else the last one when it still exists
+        (the demo on a first launch); then the last model, but only if it belongs to that
+        collection. A collection named that is not the last opens without the last session's
+        query and model."""
         s = settings()
         last = read_path(s, "last/collection")
+        if named is not None and (last is None or named.resolve() != last.resolve()):
+            self.collection_panel.open_collection(named)
+            self.show_notices()
+            return
         model = read_path(s, "last/model")
         if model is not None and model.is_dir():
             self.training_panel.restore_after_collection(model)

@@ -2,7 +2,7 @@
 remembered between launches, and closing during training."""
 
 import pytest
-from gui_helpers import open_collection, set_training
+from gui_helpers import OTHER_COLLECTION, open_collection, set_training
 from PySide6.QtCore import QMimeData, QPoint, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QLabel, QMessageBox
@@ -90,6 +90,19 @@ def test_startup_reopens_the_last_collection(qtbot, collection_path):
     win.open_startup_collection()
     qtbot.waitUntil(lambda: win.state.collection is not None, timeout=30_000)
     assert win.state.collection_path == collection_path
+
+
+def test_startup_opens_the_collection_named_on_the_command_line(qtbot, collection_path):
+    """`expert-gui FOLDER`: that collection, not the last session's."""
+    settings().setValue("last/collection", str(collection_path))
+    settings().setValue("session/query", "disk cache")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.open_startup_collection(OTHER_COLLECTION)
+    qtbot.waitUntil(lambda: win.state.collection is not None, timeout=30_000)
+    assert win.state.collection_path == OTHER_COLLECTION
+    assert win.query_panel.query_edit.text() == ""  # the last session's query is of another
+    assert settings().value("last/collection") == str(OTHER_COLLECTION)
 
 
 def test_closing_during_training_asks_and_keeps_the_checkpoint(qtbot, window):
