@@ -40,7 +40,6 @@ from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.panels.training.form import (
     PAPER_DEFAULTS,
     SettingsForm,
-    collection_defaults,
     form_defaults,
 )
 from expert_gui.gui.panels.training.model_list import (
@@ -50,6 +49,7 @@ from expert_gui.gui.panels.training.model_list import (
     verdict_html,
 )
 from expert_gui.gui.panels.training.plot import LossPlot
+from expert_gui.gui.panels.training.remembered import RememberedForm
 from expert_gui.gui.panels.training.run_end import RUN_TEXT, RunEnd
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
@@ -64,7 +64,7 @@ from expert_gui.gui.workers import TaskBusy
 SETTINGS_ROWS = 5  # rows of settings a small window keeps in view before the models list shrinks
 
 
-class TrainingPanel(ModelList, RunEnd, QWidget):
+class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
     training_state_changed = Signal()
 
     def __init__(self, state: AppState, parent: QWidget | None = None):
@@ -85,6 +85,7 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
         self.training_path = ""  # how the run's steps run ("GPU (CUDA graph)"), once known
         self._defaults, self._defaults_source = form_defaults(), PAPER_DEFAULTS
         self._form_origin = ""  # set while the form shows a continued run's settings
+        self._last_edits: dict = {}  # what the open collection was last trained with
         self._restore_folder: Path | None = None  # the last session's model, once its
         # collection is open
         self._waiting_model = None  # (model, folder) opened with its own collection
@@ -301,38 +302,6 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
         self.loss_label.setText(self._loss_text(last["train_loss"], last.get("val_loss"),
                                                 epoch_mean=True))
 
-    def apply_collection_defaults(self, collection) -> None:
-        """The form shows the paper's defaults, or the collection's `train_settings.json` when
-        it ships one (a small collection such as the demo trains well in seconds with smaller
-        batches and more epochs); never the previous collection's."""
-        self._defaults, self._defaults_source, problem, reasons = collection_defaults(collection)
-        self.form.show_reasons(reasons)
-        self.defaults_label.setToolTip("\n".join(f"{k.replace('_', ' ').capitalize()}: {why}."
-                                                  for k, why in reasons.items()))
-        if problem:
-            self.state.message.emit(problem.capitalize())
-        self.reset_form()
-        if self._defaults != form_defaults():
-            self.state.message.emit(f"Training settings {self._defaults_source} applied")
-
-    def reset_form(self) -> None:
-        """Back to the defaults the caption names."""
-        self.form.show_settings(self._defaults)
-        self._form_origin = ""
-        self._show_form_origin()
-
-    def _show_form_origin(self) -> None:
-        """The caption says whose settings the form shows; Reset is offered when edited."""
-        edited = self.form.values() != self._defaults.to_dict()
-        if self._form_origin:
-            text = self._form_origin
-        elif not edited:
-            text = f"Settings: {self._defaults_source}."
-        else:
-            text = f"Settings: edited; Reset gives {self._defaults_source}."
-        self.defaults_label.setText(text)
-        self.reset_button.setEnabled(not self.is_training() and edited)
-
     def training_collection(self):
         """The collection the run now training trains on (None when no run trains): another
         may have been opened since."""
@@ -402,6 +371,7 @@ class TrainingPanel(ModelList, RunEnd, QWidget):
                 self.form.widgets[field].setFocus()
             return
         settings = self.form.settings()
+        self.remember_settings(collection)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         self._train(settings, models_dir() / f"{_safe(collection.name)}-{stamp}", resume=False)
 
