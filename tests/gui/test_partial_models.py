@@ -46,3 +46,14 @@ def test_a_partial_model_names_the_held_out_map_it_measured(qtbot, window):
     note = qp.words_label.text()
     assert "not calibrated (training was stopped before it)" in note
     assert "no held-out documents" not in note
+
+
+def test_a_model_stopped_within_its_first_epoch_says_why_it_has_no_held_out_map(tmp_path):
+    """DPDK stopped at step 73 of 380 (epoch 1 of 2) was listed with 'no held-out documents':
+    it had 904; the run stopped before the epoch's end, where they are measured."""
+    from expert_gui.core.store.model_folders import COMPLETE, PARTIAL, ModelFolder
+    from expert_gui.gui.panels.training.saved_models import held_out_text
+
+    stopped = ModelFolder(tmp_path, PARTIAL, 0.0, step=73, total_steps=380, epochs=2)
+    assert held_out_text(stopped) == "no held-out MAP: stopped before the first epoch ended"
+    assert held_out_text(ModelFolder(tmp_path, COMPLETE, 0.0)) == "no held-out documents"

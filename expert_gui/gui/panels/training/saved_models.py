@@ -24,13 +24,15 @@ def settings_text(settings: dict) -> str:
 
 def held_out_text(info: ModelFolder) -> str:
     """The held-out MAP: the calibration's, or for a model stopped before it, the last one its
-    training measured."""
+    training measured (none: stopped before its first epoch ended, when it is measured)."""
     measures = info.held_out
     if "loglinear" not in measures:
         measured = [h for h in info.history if h.get("held_out_map") is not None]
         if measured:
             return (f"held-out MAP {measured[-1]['held_out_map']:.3f} after epoch "
                     f"{measured[-1]['epoch']} (not calibrated: stopped)")
+        if info.kind == PARTIAL:
+            return "no held-out MAP: stopped before the first epoch ended"
         return "no held-out documents"
     text = f"held-out MAP {measures['loglinear']['AP']:.3f}"
     if "auto" in measures:
