@@ -51,7 +51,7 @@ def desktop_entry_text() -> str:
         f"Name={APP_NAME}",
         "GenericName=Expertise finder",
         "Comment=Who here knows most about a topic? Learned from your documents and their authors",
-        f"Exec={launch_command()}",
+        f"Exec={launch_command()} %f",  # a file or folder dropped on the launcher opens
         f"Icon={ICON_NAME}",
         "Terminal=false",
         "Categories=Office;",

@@ -93,4 +93,4 @@ def test_the_desktop_entry_quotes_a_path_with_spaces_as_the_spec_says(tmp_path, 
     monkeypatch.setattr(sys, "executable", str(bin_dir / "python"))
     exec_line = next(line for line in desktop_entry.desktop_entry_text().splitlines()
                      if line.startswith("Exec="))
-    assert exec_line == f'Exec="{bin_dir / "expert-gui"}"'
+    assert exec_line == f'Exec="{bin_dir / "expert-gui"}" %f'  # %f: a file dropped on it
