@@ -128,8 +128,9 @@ def test_a_model_saved_after_stop_is_marked_partial_everywhere(qtbot, window):
     assert "Training a model for <b>gui_collection</b>" in window.query_panel.words_label.text()
     qtbot.waitUntil(lambda: len(panel.plot.steps) > 3, timeout=60_000)
     panel.stop_training()
-    # the run's folder is listed once the run has ended, which may follow the model's opening
-    qtbot.waitUntil(lambda: window.state.model is not None and panel.run_settled(),
+    # the run's folder is listed once the panel has seen the run end (the thread may have
+    # exited a moment before: is_training() is then already False), after the model opened
+    qtbot.waitUntil(lambda: window.state.model is not None and panel.models_list.count() > 0,
                     timeout=60_000)
     model = window.state.model
     steps, total = model.settings["steps"], model.settings["total_steps"]
