@@ -85,6 +85,7 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         self.training_path = ""  # how the run's steps run ("GPU (CUDA graph)"), once known
         self._defaults, self._defaults_source = form_defaults(), PAPER_DEFAULTS
         self._form_origin = ""  # set while the form shows a continued run's settings
+        self._run_ended = True  # the panel has handled the end of its last run
         self._last_edits: dict = {}  # what the open collection was last trained with
         self._restore_folder: Path | None = None  # the last session's model, once its
         # collection is open
@@ -422,6 +423,7 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         except TaskBusy:
             return
         self._task.finished.connect(self._on_finished)
+        self._run_ended = False
         verb = "Continuing" if resume else "Training"
         self._run_text = f"{verb} on <b>{html.escape(collection.name)}</b>; saving to " \
                          f"{html.escape(str(folder))}"
@@ -557,6 +559,7 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
             self.apply_collection_defaults(collection)  # another was opened while it trained
         self._update_buttons()
         self._show_idle()
+        self._run_ended = True
 
 
 def step_text(step: int, total: int, epoch: int, epochs: int) -> str:

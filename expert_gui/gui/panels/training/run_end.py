@@ -80,8 +80,9 @@ class RunEnd:
     def run_settled(self) -> bool:
         """No run trains, and none is still to replace the open model: a run that answered with
         its measured model while it trained it again has opened the model it trained (or kept
-        the measured one)."""
-        return not self.is_training() and self.state.retraining is None
+        the measured one), and the panel has handled the run's end (its thread may exit a
+        moment before: the saved-models list then does not show its folder yet)."""
+        return self._run_ended and not self.is_training() and self.state.retraining is None
 
     def _measured_saved(self, folder: Path) -> None:
         """The run has saved its measured model, calibrated, and trains it again on every
