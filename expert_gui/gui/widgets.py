@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QStatusBar,
     QStyle,
     QStyledItemDelegate,
+    QTableView,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -264,7 +265,7 @@ class ColumnFitter(QObject):
     READABLE = 6  # characters an elastic column must show, or it is hidden
     HEADER_SPARE = 8  # characters a content column's header may take beyond its cells
 
-    def __init__(self, table: QTableWidget, *, content=(), fixed: dict | None = None,
+    def __init__(self, table: QTableView, *, content=(), fixed: dict | None = None,
                  elastic=()):
         super().__init__(table)
         self.table = table
@@ -272,7 +273,7 @@ class ColumnFitter(QObject):
         header = table.horizontalHeader()
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(16)
-        for c in range(table.columnCount()):
+        for c in range(table.model().columnCount()):
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.Fixed)
         table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         table.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -323,7 +324,7 @@ class ColumnFitter(QObject):
                         widths[self.elastic[0]] += widths[c]
                         widths[c] = 0
                     left = max(left - widths[c], 0)
-        for c in range(table.columnCount()):
+        for c in range(table.model().columnCount()):
             table.setColumnHidden(c, c in hidden)
         for c, w in widths.items():
             if c not in hidden:

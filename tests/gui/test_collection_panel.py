@@ -73,3 +73,20 @@ def test_bad_topics_and_qrels_files_give_error_dialogs_naming_the_line(qtbot, wi
     assert any(f"{topics}:2" in t for t in texts)
     assert any(f"{qrels}:2" in t for t in texts)
     assert window.state.topics == {} and window.state.qrels == {}
+
+
+def test_a_long_id_does_not_push_the_counts_off_the_people_table(qtbot, window, tmp_path):
+    """A Rayyan export's people table showed only the Person column, as wide as its longest id,
+    with Name and Documents off to the side behind a scroll bar."""
+    consortium = "the-" + "-".join(["international-consortium-for-expertise"] * 8)
+    (tmp_path / "documents.tsv").write_text(
+        "doc_id\ttext\nd1\tcache disk write\nd2\tinode journal\n", encoding="utf-8")
+    (tmp_path / "associations.tsv").write_text(
+        f"doc_id\tperson_id\nd1\t{consortium}\nd2\talice\nd2\t{consortium}\n", encoding="utf-8")
+    window.resize(900, 700)
+    open_collection(qtbot, window, tmp_path)
+    view = window.collection_panel.people_view
+    widths = [view.columnWidth(c) for c in range(3)]
+    assert sum(widths) <= view.viewport().width()
+    assert not view.isColumnHidden(2) and widths[2] >= view.sizeHintForColumn(2)
+    assert widths[0] < view.sizeHintForColumn(0)  # the id shortens ("the-intern…")

@@ -146,7 +146,9 @@ class CollectionPanel(QWidget):
         self.people_view.verticalHeader().setVisible(False)
         self.people_view.verticalHeader().setDefaultSectionSize(
             self.people_view.fontMetrics().height() + 8)
-        self.people_view.horizontalHeader().setStretchLastSection(True)
+        # Counts whole; a long name or id (a consortium's) shortens instead of pushing the
+        # counts off the side (the name before the id, as in the query panel).
+        self.people_fitter = ColumnFitter(self.people_view, content=(2,), elastic=(1, 0))
         self.people_view.selectionModel().currentRowChanged.connect(self._show_person)
         self.people_view.doubleClicked.connect(lambda index: self.state.profile_requested.emit(
             self.people_proxy.index(index.row(), 0).data()))
@@ -351,7 +353,7 @@ class CollectionPanel(QWidget):
             id_item = QStandardItem(pid)
             id_item.setData(i, Qt.ItemDataRole.UserRole)
             self.people_model.appendRow([id_item, QStandardItem(name), n])
-        self.people_view.resizeColumnsToContents()
+        self.people_fitter.fit()
         self.documents_list.clear()
         self.document_view.clear()
         self.documents_box.setTitle("Documents")
