@@ -49,14 +49,15 @@ def second_run(monkeypatch):
 
 
 def train_until_the_second_run(qtbot, window, tmp_path, held):
-    """Train with the Train button until the second run is held and the measured model open."""
-    folder, authors = planted_copy(tmp_path)
+    """Train with the Train button until the second run is held and the measured model open;
+    the state and the training and query panels."""
+    folder, _ = planted_copy(tmp_path)
     open_collection(qtbot, window, folder)
     set_training(window, seed=0)
     window.training_panel.start_training()
     qtbot.waitUntil(held.is_set, timeout=180_000)
     qtbot.waitUntil(lambda: window.state.model is not None, timeout=60_000)
-    return authors
+    return window.state, window.training_panel, window.query_panel
 
 
 def ranked_by_auto(qtbot, window, query: str) -> None:
@@ -94,8 +95,7 @@ def no_longer_said_measured(window) -> None:
 def test_the_measured_model_is_listed_and_answers_while_it_is_trained_again(
         qtbot, window, tmp_path, second_run):
     held, go, _ = second_run
-    train_until_the_second_run(qtbot, window, tmp_path, held)
-    state, tp, qp = window.state, window.training_panel, window.query_panel
+    state, tp, qp = train_until_the_second_run(qtbot, window, tmp_path, held)
     run = tp._model_folder
     assert tp.is_training() and state.model_path == run
     model = state.model
@@ -150,8 +150,7 @@ def test_the_measured_model_is_listed_and_answers_while_it_is_trained_again(
 def test_the_end_of_the_second_run_switches_to_the_final_model_keeping_query_and_person(
         qtbot, window, tmp_path, second_run):
     held, go, _ = second_run
-    train_until_the_second_run(qtbot, window, tmp_path, held)
-    state, tp, qp = window.state, window.training_panel, window.query_panel
+    state, tp, qp = train_until_the_second_run(qtbot, window, tmp_path, held)
     measured = state.model
     ranked_by_auto(qtbot, window, QUERY)
     chosen = choose_last_person(window)
@@ -176,8 +175,7 @@ def test_the_end_of_the_second_run_switches_to_the_final_model_keeping_query_and
 def test_stopped_while_training_again_the_measured_model_stays_and_the_app_says_so(
         qtbot, window, tmp_path, second_run):
     held, go, _ = second_run
-    train_until_the_second_run(qtbot, window, tmp_path, held)
-    state, tp, qp = window.state, window.training_panel, window.query_panel
+    state, tp, qp = train_until_the_second_run(qtbot, window, tmp_path, held)
     run, measured = tp._model_folder, state.model
     ranked_by_auto(qtbot, window, QUERY)
     chosen = choose_last_person(window)
@@ -201,8 +199,7 @@ def test_stopped_while_training_again_the_measured_model_stays_and_the_app_says_
 def test_a_second_run_that_fails_leaves_the_measured_model_open_and_says_so(
         qtbot, window, tmp_path, second_run):
     held, go, failure = second_run
-    train_until_the_second_run(qtbot, window, tmp_path, held)
-    state, tp = window.state, window.training_panel
+    state, tp, _ = train_until_the_second_run(qtbot, window, tmp_path, held)
     run, measured = tp._model_folder, state.model
     failure.append(RuntimeError("out of memory"))
     go.set()

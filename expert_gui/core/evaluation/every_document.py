@@ -111,7 +111,6 @@ def retrained_note(model: LogLinearModel) -> str:
             "every method's answers use every document.")
 
 
-
 def measured_note(model: LogLinearModel) -> str:
     """What answers while the second run trains: the measured model, saved and calibrated, which
     lacks what only the held-out documents hold until the model trained on them replaces it."""
