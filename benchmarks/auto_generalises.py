@@ -46,7 +46,10 @@ left out of them):
 - coauthors: the whole document; its own people are no longer candidates, and their co-authors
   (who share a training document with one of them) are relevant (documents with co-authors only);
 - neighbours: the whole document; its own people are no longer candidates, and the people of its
-  5 nearest training documents (TF-IDF cosine) are relevant.
+  5 nearest training documents (TF-IDF cosine) are relevant;
+- topical: the document without its people's own words (a word of which they hold at least
+  SIGNATURE_SHARE of the training documents), its people relevant: the topic as an outsider
+  would write it, without the phrasing the log-linear model can memorise.
 
 Rules (the weights of auto's z-score fusion over the three members): `current` is the model's own
 calibration (core/evaluation/fusion_choice.py on `documents`); `gated:P` that same rule on
@@ -94,9 +97,11 @@ SHORT_WORDS = 12  # a query of at most this many words is a short topic (by-type
 TOP_COMBINATIONS = 15  # of the short/long rules, the best this many are printed (all in --json)
 SHORT_RULES = ("current", "gated:first-words", "gated:salient", "best-fixed:salient", "pair",
                "loglinear")
-LONG_RULES = ("current", "gated:coauthors", "best-fixed:coauthors", "gated:neighbours", "pair",
+LONG_RULES = ("current", "gated:coauthors", "best-fixed:coauthors", "gated:neighbours",
+              "gated:topical", "best-fixed:topical", "pair",
               "loglinear", "model1-d", "thirds")
-PSEUDO = ("documents", "first-words", "salient", "coauthors", "neighbours")
+PSEUDO = ("documents", "first-words", "salient", "coauthors", "neighbours", "topical")
+SIGNATURE_SHARE = 0.5  # a word its people hold this share of the documents of is their own
 FIXED = {"loglinear": (1, 0, 0), "model2-jm": (0, 1, 0), "model1-d": (0, 0, 1),
          "pair": (0.5, 0.5, 0), "thirds": (1 / 3, 1 / 3, 1 / 3)}
 SETS = {"dpdk-dev": "dpdk", "dpdk-commits": "dpdk", "dpdk-commits-others": "dpdk",
@@ -232,7 +237,10 @@ def pseudo_sets(collection: Collection, training: Collection, documents: np.ndar
     idf = np.log((training.n_documents + 1) / (df + 1))
     matrix = training.association_matrix()  # documents x people
     coauthors = (matrix.T @ matrix).tocsr()
-    tfidf, vectoriser = _tfidf(training)
+    tfidf, vectoriser, terms = _tfidf(training)
+    present = (tfidf > 0).astype(np.float64).tocsr()  # training documents x terms
+    term_df = np.asarray(present.sum(axis=0)).ravel()
+    docs_of = matrix.T.tocsr()  # people x training documents
     out = {name: QuerySet({}, {}) for name in PSEUDO}
     for d in documents:
         doc_id = collection.doc_ids[int(d)]
@@ -272,17 +280,26 @@ def pseudo_sets(collection: Collection, training: Collection, documents: np.ndar
             out["neighbours"].queries[doc_id] = text
             out["neighbours"].qrels[doc_id] = neighbours
             out["neighbours"].excluded[doc_id] = people
+        theirs = np.unique(np.concatenate([docs_of[p].indices for p in own] or [[]])
+                           ).astype(np.int64)
+        own_df = np.asarray(present[theirs].sum(axis=0)).ravel()
+        topical = [w for w in tokenizer.words(text) if w in terms
+                   and own_df[terms[w]] < SIGNATURE_SHARE * term_df[terms[w]]]
+        if topical:
+            out["topical"].queries[doc_id] = " ".join(topical)
+            out["topical"].qrels[doc_id] = people
     return out
 
 
 def _tfidf(training: Collection):
-    """The training documents as unit TF-IDF rows, and a function making a query's row."""
+    """The training documents as unit TF-IDF rows, a function making a query's row, and the
+    column of every word."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     tokenizer = Tokenizer(training.settings)
     vectoriser = TfidfVectorizer(analyzer=tokenizer.words, sublinear_tf=True)
     matrix = vectoriser.fit_transform(training.text(i) for i in range(training.n_documents))
-    return matrix, lambda text: vectoriser.transform([text])
+    return matrix, lambda text: vectoriser.transform([text]), vectoriser.vocabulary_
 
 
 # -- scores, fusions and their MAP ----------------------------------------------------------------
