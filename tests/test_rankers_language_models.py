@@ -156,3 +156,22 @@ def test_model2_underflowing_people_get_an_exact_log_sum_exp(collection):
                                 1 / len(collection.documents_of(c))))
             for c in range(collection.n_people)]
     np.testing.assert_allclose(m2.scores(terms, counts.astype(float)), want, rtol=1e-12)
+
+
+def test_model2_jm_ties_people_without_a_matching_document_exactly():
+    """Without a matched document a person's Model 2 (Jelinek-Mercer) likelihood is
+    lambda^|q| p(q) sum_d p(d|c), and sum_d p(d|c) = 1 for everyone: fourteen documents' 1/14s
+    summed in floats make 0.9999999999999997, which ranked such a person below one with a
+    single document by the last bit instead of by index as ties are."""
+    documents = [(f"a{i}", "mempool cache pool") for i in range(14)]
+    documents += [("b0", "ring buffer pool"), ("c0", "lockless ring queue")]
+    associations = [(f"a{i}", "alice") for i in range(14)] + [("b0", "bob"), ("c0", "carol")]
+    collection = Collection.from_records(documents, associations)
+    ranking = Model2(collection, smoothing="jm").rank("lockless queue")
+    scores = dict(zip((ranking.person_ids[p] for p in ranking.people), ranking.scores,
+                      strict=True))
+    assert scores["alice"] == scores["bob"]  # neither holds a query word
+    assert scores["carol"] > scores["alice"]
+    assert [ranking.person_ids[p] for p in ranking.people] == ["carol", "alice", "bob"]
+    expected = naive_model2(collection, ["lockless", "queue"], "jm")
+    assert np.allclose(sorted(ranking.scores), sorted(expected), rtol=1e-12)

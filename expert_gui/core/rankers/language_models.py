@@ -28,7 +28,8 @@ non-zero only for the documents holding a word of the query (M_q, read from the 
                                        + sum_{d in M_q} p(d|c) lambda_d^|q| (exp(G_d) - 1) ],
 
 with p(q) = prod_t p(t)^n(t,q). The first sum depends on the query's length alone (for
-Jelinek-Mercer it is lambda^|q| sum_d p(d|c)); the second is a sparse product over the matched
+Jelinek-Mercer it is lambda^|q|, as sum_d p(d|c) = 1: taken as 1, not as its rounded sum, so that
+people without a matched document tie exactly); the second is a sparse product over the matched
 documents, so a short topic costs its words' postings instead of a pass over every document (a
 million of them: 0.12 s a query before). Sums are shifted in logs, and a person whose sum
 underflows there (long queries) gets an exact log-sum-exp, so long queries do not underflow.
@@ -352,7 +353,9 @@ class Model2(_LanguageModelBase):
         for length in distinct:
             key = float(length) if below.any() else 0.0
             log_sum = known.get(key)
-            if log_sum is None:
+            if log_sum is None and not below.any():  # sum_d p(d|c) = 1, not its rounded sum
+                log_sum = known[key] = np.where(self._has_docs, 0.0, -np.inf)
+            elif log_sum is None:
                 with np.errstate(divide="ignore"):
                     log_sum = known[key] = np.log(np.bincount(
                         people, weights * np.exp(key * below), len(peak)))
