@@ -257,7 +257,8 @@ class ColumnFitter(QObject):
     MIN_FIXED when space is short), and the `elastic` ones (long names and ids) share what is
     left, in order of importance: the first keeps its whole width while it can, the next take
     the rest, shortened with "…"; one left too narrow to read (under READABLE characters: an id
-    cut to "2-…") is hidden until there is room. The table never scrolls sideways.
+    cut to "2-…") is hidden until there is room. The table never scrolls sideways. Columns in
+    `omitted` (a Name column that only repeats the ids) are hidden and their room shared.
     """
 
     MIN_FIXED = 40
@@ -270,6 +271,7 @@ class ColumnFitter(QObject):
         super().__init__(table)
         self.table = table
         self.content, self.fixed, self.elastic = tuple(content), dict(fixed or {}), tuple(elastic)
+        self.omitted: frozenset[int] = frozenset()
         header = table.horizontalHeader()
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(16)
@@ -292,7 +294,8 @@ class ColumnFitter(QObject):
     def content_width(self, column: int) -> int:
         """A `content` column's width: its cells', and of its header only a few characters
         more (a long header, "Auto (fusion): weighted sum of z-scores", is shortened, whole in
-        its tooltip, rather than take the names' room)."""
+        its tooltip, rather than take the names' room; `fit` gives it whole where the names
+        leave room)."""
         cells = self.table.sizeHintForColumn(column)
         spare = self.HEADER_SPARE * self.table.fontMetrics().averageCharWidth()
         return max(cells, min(self.table.horizontalHeader().sectionSizeHint(column),
@@ -301,27 +304,33 @@ class ColumnFitter(QObject):
     def fit(self) -> None:
         table = self.table
         available = table.viewport().width()
+        elastic = tuple(c for c in self.elastic if c not in self.omitted)
         widths = {c: self.content_width(c) for c in self.content}
-        room = available - sum(widths.values()) - self.MIN_ELASTIC * len(self.elastic)
+        room = available - sum(widths.values()) - self.MIN_ELASTIC * len(elastic)
         wanted = sum(self.fixed.values())
         scale = 1.0 if room >= wanted else max(room, 0) / max(wanted, 1)
         widths.update({c: max(int(w * scale), self.MIN_FIXED) for c, w in self.fixed.items()})
         left = max(available - sum(widths.values()), 0)
-        natural = {c: max(self.natural_width(c), 1) for c in self.elastic}
+        natural = {c: max(self.natural_width(c), 1) for c in elastic}
         readable = self.READABLE * table.fontMetrics().averageCharWidth()
-        hidden = set()
-        if self.elastic:
-            if sum(natural.values()) <= left:  # room for all: the last one takes the rest
+        hidden = set(self.omitted)
+        if elastic:
+            if sum(natural.values()) <= left:  # room for all: whole headers, the rest to the last
                 widths.update(natural)
-                widths[self.elastic[-1]] += left - sum(natural.values())
+                spare = left - sum(natural.values())
+                for c in self.content:
+                    wider = min(max(self.natural_width(c) - widths[c], 0), spare)
+                    widths[c] += wider
+                    spare -= wider
+                widths[elastic[-1]] += spare
             else:  # by importance: each takes its width, leaving the rest a sliver each
-                for i, c in enumerate(self.elastic):
-                    after = len(self.elastic) - i - 1
+                for i, c in enumerate(elastic):
+                    after = len(elastic) - i - 1
                     widths[c] = max(min(natural[c], left - self.MIN_ELASTIC * after),
                                     self.MIN_ELASTIC)
                     if i and widths[c] < min(natural[c], readable):
                         hidden.add(c)  # too narrow to read: its room goes to the first
-                        widths[self.elastic[0]] += widths[c]
+                        widths[elastic[0]] += widths[c]
                         widths[c] = 0
                     left = max(left - widths[c], 0)
         for c in range(table.model().columnCount()):

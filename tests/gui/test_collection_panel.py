@@ -90,3 +90,18 @@ def test_a_long_id_does_not_push_the_counts_off_the_people_table(qtbot, window, 
     assert sum(widths) <= view.viewport().width()
     assert not view.isColumnHidden(2) and widths[2] >= view.sizeHintForColumn(2)
     assert widths[0] < view.sizeHintForColumn(0)  # the id shortens ("the-intern…")
+
+
+def test_the_name_column_is_left_out_where_names_only_repeat_the_ids(qtbot, window, tmp_path):
+    (tmp_path / "documents.tsv").write_text(
+        "doc_id\ttext\nd1\tcache disk write\nd2\tinode journal\n", encoding="utf-8")
+    (tmp_path / "associations.tsv").write_text(
+        "doc_id\tperson_id\nd1\tc0001\nd2\tc0002\n", encoding="utf-8")
+    view = window.collection_panel.people_view
+    open_collection(qtbot, window, tmp_path)
+    assert view.isColumnHidden(1) and not view.isColumnHidden(0)
+    assert view.columnWidth(0) + view.columnWidth(2) == view.viewport().width()
+    # with room to spare, the counts' header is whole ("Docum…" beside one-digit counts before)
+    assert view.columnWidth(2) >= view.horizontalHeader().sectionSizeHint(2)
+    open_collection(qtbot, window)  # people with names
+    assert not view.isColumnHidden(1)

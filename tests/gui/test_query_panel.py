@@ -2,6 +2,7 @@
 marked; the explanation and the exports say the same thing as the ranking."""
 
 import csv
+import dataclasses
 
 import numpy as np
 import pytest
@@ -251,3 +252,19 @@ def test_a_retrained_model_leaves_the_completion_list_alone(panel, model):
     assert resets == []
     panel.completer.set_words(["ring", "buffer"])
     assert resets == [1] and panel.completer.words.stringList() == ["ring", "buffer"]
+
+
+def test_the_name_column_is_left_out_where_names_only_repeat_the_ids(panel, model):
+    """AMiner's people are c0001...: a Name column beside Person repeated every id and took
+    half the room the ids needed."""
+    panel.set_query("disk cache")
+    assert not panel.results.isColumnHidden(2)  # the fixture's people have names
+    panel.state.set_model(dataclasses.replace(model, person_names=list(model.person_ids)), None)
+    panel.set_query("disk")
+    table = panel.results
+    assert table.item(0, 2).text() == table.item(0, 1).text()
+    assert table.isColumnHidden(2)
+    assert table.columnWidth(1) >= table.sizeHintForColumn(1)  # the ids whole
+    panel.state.set_model(model, None)
+    panel.set_query("cache")
+    assert not table.isColumnHidden(2)

@@ -353,6 +353,9 @@ class CollectionPanel(QWidget):
             id_item = QStandardItem(pid)
             id_item.setData(i, Qt.ItemDataRole.UserRole)
             self.people_model.appendRow([id_item, QStandardItem(name), n])
+        # Anonymous people (AMiner's c0001...) have their id for a name: one column says it.
+        self.people_fitter.omitted = frozenset(
+            {1} if collection.person_names == collection.person_ids else ())
         self.people_fitter.fit()
         self.documents_list.clear()
         self.document_view.clear()

@@ -571,6 +571,7 @@ class QueryPanel(QWidget):
         chosen = self._chosen if self._chosen is not None and \
             self._chosen[0] == ranking.query else None
         rows = []
+        names_are_ids = True  # then the Name column only repeats the Person column
         header, tip, values, bars = self.shown_values(ranking)
         shown = ranking.people[:depth]
         if bars:  # a share of the largest
@@ -584,6 +585,7 @@ class QueryPanel(QWidget):
             bar.setData(Qt.ItemDataRole.UserRole, float(share))
             bar.setToolTip(f"{header} = {value:.4g}")
             pid, name = self._person(ranking, person)
+            names_are_ids &= name == pid
             text = f"{value:.4f}" if bars else f"{value:.4g}"
             rows.append([rank, item(pid, tooltip=pid), item(name, tooltip=f"{name} ({pid})"),
                          item(text, align_right=True, tooltip=tip), bar])
@@ -592,6 +594,7 @@ class QueryPanel(QWidget):
         head.setText(header)
         head.setToolTip(tip)
         fill_table(self.results, rows)
+        self.results_fitter.omitted = frozenset({2} if names_are_ids and rows else ())
         self.results_fitter.fit()
         among = "" if ranking.candidates is None else f" of {ranking.n_candidates:,} chosen"
         if len(ranking):
