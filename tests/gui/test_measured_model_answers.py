@@ -189,6 +189,11 @@ def test_stopped_while_training_again_the_measured_model_stays_and_the_app_says_
     assert "Stopped while training again on every document: the measured model" in said
     assert f"is kept in {run}" in said
     assert state.model is measured and state.model_path == run  # kept open, not reopened
+    # under the plot, the kept (measured) run's last numbers, not the stopped run's step
+    last = measured.history[-1]
+    assert tp.step_label.text().startswith(f"{last['step']:,} / ")
+    assert tp.loss_label.text() == tp._loss_text(last["train_loss"], last["val_loss"],
+                                                 epoch_mean=True)
     no_longer_said_measured(window)
     assert qp.ranking is ranking and selected_person(window) == chosen  # nothing lost
     saved = read_model_folder(run)

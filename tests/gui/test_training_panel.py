@@ -10,6 +10,7 @@ import pytest
 from gui_helpers import GUI_COLLECTION, open_collection, set_training
 
 from expert_gui.core.durations import format_duration
+from expert_gui.core.evaluation.every_document import retrained
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.gui.panels.training.form import GUI_DEFAULTS
 from expert_gui.gui.panels.training.plot import SMOOTHING, LossPlot, Smoother
@@ -78,6 +79,7 @@ def test_train_saves_lists_and_reopens_the_model(qtbot, window):
     assert len(panel.plot.steps) > 10 and all(np.isfinite(panel.plot.losses))
     # the run ended on an epoch's close: its training loss is the epoch's mean, not a step's
     assert " (epoch mean) / " in panel.loss_label.text()
+    shown = panel.step_label.text(), panel.loss_label.text()
     # what the held-out documents decided for auto, as `expert-gui train` says it
     assert window.statusBar().currentMessage() == \
         f"Training done; auto: {model.calibration['fusion']['label']}"
@@ -89,6 +91,10 @@ def test_train_saves_lists_and_reopens_the_model(qtbot, window):
     panel.open_model(folder)
     qtbot.waitUntil(lambda: window.state.model is not None, timeout=30_000)
     np.testing.assert_array_equal(window.state.model.word_embeddings, model.word_embeddings)
+    # the numbers under the plot are the plotted (measured) run's, whether just trained or
+    # reopened: they showed the run again on every document's, its own validation split
+    assert retrained(model)
+    assert (panel.step_label.text(), panel.loss_label.text()) == shown
 
 
 def test_pause_then_stop_keeps_the_model_so_far(qtbot, window):

@@ -289,11 +289,16 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         self._clear_numbers()
         if model is None or not model.history:
             return
-        settings, last = model.settings, model.history[-1]
-        weight = settings.get("mean_weight")
+        weight = model.settings.get("mean_weight")
         if weight:  # a model trained before it was recorded: its losses as Eq. 3 has them
             self.plot.set_scale(weight, model.n_people)
         self.plot.add_history(model.history)
+        self.show_history_numbers(model)
+
+    def show_history_numbers(self, model) -> None:
+        """Step and loss where `model`'s history ends: the plotted run's (for a model trained
+        again on every document, the measured run's, as the plot)."""
+        settings, last = model.settings, model.history[-1]
         steps, total = int(settings.get("steps", last["step"])), int(settings.get("total_steps", 0))
         epochs = int(settings.get("epochs", 0))
         # the epoch its last step belongs to (a partial model stopped within one)

@@ -66,6 +66,8 @@ class RunEnd:
         if not self.state.fits(model):
             return
         self.state.set_model(model, folder)
+        if retrained(model) and model.history:  # the second run's numbers are not plotted
+            self.show_history_numbers(model)
         # what the held-out documents decided for auto, as `expert-gui train` says it
         auto = f"; auto: {auto_label(model.calibration)}" if model.calibration else ""
         self.state.message.emit(
@@ -122,6 +124,8 @@ class RunEnd:
         self.state.set_retraining(None)
         if not is_open and self.state.fits(model):
             self.state.set_model(model, folder)
+        if model.history:  # the kept model's numbers, as the plot, not the stopped run's
+            self.show_history_numbers(model)
         self.status_label.setText(self._finished_text)
         self.training_state_changed.emit()
         self.state.message.emit("Training again on every document stopped; the measured model "
