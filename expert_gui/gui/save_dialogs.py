@@ -29,6 +29,13 @@ def remember(folder: Path) -> None:
     settings().setValue(LAST_FOLDER, str(folder))
 
 
+def file_stem(text: str, fallback: str) -> str:
+    """`text` as a file name's stem (letters, digits, '-' and '_'; at most 40 characters):
+    'neural network' -> 'neural-network'; `fallback` when nothing is left."""
+    stem = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text.strip())
+    return "-".join(part for part in stem.split("-") if part)[:40].strip("-") or fallback
+
+
 def save_file(parent: QWidget | None, title: str, name: str,
               types: dict[str, str]) -> tuple[Path, str] | None:
     """Ask where to save a file; `types` maps each type's filter ("CSV (*.csv)") to the

@@ -1,6 +1,6 @@
 """Files and folders as a desktop app handles them (issue 31, item 10): Export, Save report and
-Export embeddings start in the last folder used (they opened in the program's folder), a name
-typed without an extension gets the type's, a folder typed in Open and entered leaves no
+Export embeddings start in the last folder used (they opened in the program's folder), a ranking
+is offered a name from its query and method, a name typed without an extension gets the type's, a folder typed in Open and entered leaves no
 completion list to eat the next click, and the document viewer names people, not ids, and
 counts '1 document'."""
 
@@ -51,7 +51,8 @@ def test_exports_start_in_the_last_folder_used_and_get_their_extension(qtbot, wi
         panel.save_report()
     assert asked[2] == str(chosen)
     qp.export_ranking()
-    assert Path(asked[3]) == chosen / "ranking.csv"
+    # named by the query and the method that ranked it, not "ranking.csv" for every query
+    assert Path(asked[3]) == chosen / "disk-cache-auto.csv" and qp.ranked_by == "auto"
 
 
 def test_a_folder_typed_and_entered_leaves_no_completion_list(qtbot, tmp_path):
@@ -96,3 +97,12 @@ def test_the_document_viewer_names_people_and_counts_one_document(qtbot, window,
     qtbot.waitUntil(lambda: window.profile_panel.profile is not None, timeout=30_000)
     status = window.profile_panel.status.text()
     assert "1 document" in status and "1 documents" not in status
+
+
+@pytest.mark.parametrize("text, stem", [
+    ("neural network", "neural-network"), ("  C++ / CUDA: kernels ", "C-CUDA-kernels"),
+    ("My Library.rdf", "My-Library-rdf"), ("???", "ranking"), ("x" * 60, "x" * 40)])
+def test_file_stem(text, stem):
+    from expert_gui.gui.save_dialogs import file_stem
+
+    assert file_stem(text, "ranking") == stem

@@ -53,7 +53,7 @@ from expert_gui.core.store.model_folders import (
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.people_filter import PeopleFilterDialog
 from expert_gui.gui.prepared_rankers import NEEDS_MODEL, PreparedRankers
-from expert_gui.gui.save_dialogs import save_file
+from expert_gui.gui.save_dialogs import file_stem, save_file
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BarDelegate,
@@ -701,7 +701,8 @@ class QueryPanel(QWidget):
     def export_ranking(self) -> None:
         if self.ranking is None or len(self.ranking) == 0:
             return
-        chosen = save_file(self, "Export ranking", "ranking.csv",
+        name = f"{file_stem(self.ranking.query, 'ranking')}-{self.ranked_by}.csv"
+        chosen = save_file(self, "Export ranking", name,
                            {"CSV (*.csv)": ".csv", "TREC run (*.run *.txt)": ".run"})
         if chosen is not None:
             path, kind = chosen

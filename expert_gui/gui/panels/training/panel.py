@@ -51,6 +51,7 @@ from expert_gui.gui.panels.training.model_list import (
 from expert_gui.gui.panels.training.plot import LossPlot
 from expert_gui.gui.panels.training.remembered import RememberedForm
 from expert_gui.gui.panels.training.run_end import RUN_TEXT, RunEnd
+from expert_gui.gui.save_dialogs import file_stem
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     ElidedLabel,
@@ -379,7 +380,7 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         settings = self.form.settings()
         self.remember_settings(collection)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        self._train(settings, models_dir() / f"{_safe(collection.name)}-{stamp}", resume=False)
+        self._train(settings, models_dir() / f"{file_stem(collection.name, 'model')}-{stamp}", resume=False)
 
     def continue_training(self) -> None:
         """Resume the selected stopped or interrupted run from its checkpoint."""
@@ -572,6 +573,3 @@ def step_text(step: int, total: int, epoch: int, epochs: int) -> str:
     of = f" / {total:,}" if total else ""
     return f"{step:,}{of} (epoch {epoch} of {epochs})" if epochs else f"{step:,}{of}"
 
-
-def _safe(name: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:40] or "model"
