@@ -22,7 +22,15 @@ suggested settings, or --epochs, the measured model kept, `retrain_on_all=False`
 - aminer-papers [aminer-papers]: the 114 AMiner papers of topics-documents.tsv as queries, with
   the papers removed from the collection (`experiment --exclude-topic-documents`); relevant: the
   experts of the paper's area (qrels-documents.txt), not its authors;
-- demo [demo]: the demo's 30 topics (resources/demo, its train_settings.json).
+- demo [demo]: the demo's 30 topics (resources/demo, its train_settings.json);
+- dpdk-pool-commits [dpdk-pool]: a reviewer pool made of DPDK, as the issue's reviewer set is
+  made (58 reviewers, their own papers, other people's papers as queries): the collection holds
+  only the commits of the POOL most prolific authors; the queries are the commits of a judged
+  driver section written by nobody in the pool, each a query for its section, its maintainers in
+  the pool relevant;
+- aminer-experts-papers [aminer-experts]: the same made of AMiner: the collection holds only the
+  papers of the people on its expert lists (54 with a paper), linked to them alone; the queries
+  are the topic papers none of them wrote, the experts of the paper's area relevant.
 
 With --every-document each model is the one `expert-gui train` keeps by default now: measured and
 calibrated as above, then trained again on every document (`retrain_on_all`), ranked by `auto`
@@ -106,7 +114,9 @@ FIXED = {"loglinear": (1, 0, 0), "model2-jm": (0, 1, 0), "model1-d": (0, 0, 1),
          "pair": (0.5, 0.5, 0), "thirds": (1 / 3, 1 / 3, 1 / 3)}
 SETS = {"dpdk-dev": "dpdk", "dpdk-commits": "dpdk", "dpdk-commits-others": "dpdk",
         "aminer-areas": "aminer",
-        "aminer-papers": "aminer-papers", "demo": "demo"}
+        "aminer-papers": "aminer-papers", "demo": "demo",
+        "dpdk-pool-commits": "dpdk-pool", "aminer-experts-papers": "aminer-experts"}
+POOL = 60  # dpdk-pool: the most prolific authors, about as many as the reviewer set's 58
 DRIVER_GROUPS = {"Baseband Drivers": "baseband", "Bus Drivers": "bus",
                  "Compression Drivers": "compress", "Crypto Drivers": "crypto",
                  "DMAdev Drivers": "dma", "Eventdev Drivers": "event",
@@ -134,13 +144,45 @@ def collection_of(key: str, args) -> tuple[Collection, Path]:
         return load_collection(path), path
     if key == "demo":
         return load_collection(args.demo), args.demo
+    if key == "dpdk-pool":
+        path = data / "dpdk-maintainers"
+        return only_their_documents(load_collection(path), dpdk_pool(load_collection(path)),
+                                    key), path
     path = data / "aminer-dblp"
     collection = load_collection(path)
+    if key == "aminer-experts":
+        return only_their_documents(collection, aminer_experts(collection, path), key), path
     if key == "aminer-papers":  # as `experiment --exclude-topic-documents`: the queries removed
         texts = {t.query.strip() for t in read_topics(path / "topics-documents.tsv")}
         drop = [d for d in range(collection.n_documents) if collection.text(d).strip() in texts]
         collection = without_documents(collection, np.asarray(drop, dtype=np.int64))
     return collection, path
+
+
+def dpdk_pool(collection: Collection) -> set[str]:
+    """The POOL authors of the most commits (ties by index)."""
+    counts = np.bincount(collection.assoc_people, minlength=collection.n_people)
+    return {collection.person_ids[p] for p in np.argsort(-counts, kind="stable")[:POOL]}
+
+
+def aminer_experts(collection: Collection, path: Path) -> set[str]:
+    """The people of AMiner's expert lists who have a document."""
+    return {p for topic in read_qrels(path / "qrels.txt").values() for p, g in topic.items()
+            if g > 0 and p in collection.person_index}
+
+
+def only_their_documents(collection: Collection, people: set[str], name: str) -> Collection:
+    """The documents of `people`, linked to them only: a reviewer pool's own papers."""
+    mine = {collection.person_index[p] for p in people}
+    documents = [d for d in range(collection.n_documents)
+                 if mine.intersection(collection.people_of(d).tolist())]
+    return Collection.from_records(
+        [(collection.doc_ids[d], collection.text(d), collection.date_text(d))
+         for d in documents],
+        [(collection.doc_ids[d], collection.person_ids[p]) for d in documents
+         for p in collection.people_of(d) if p in mine],
+        people={collection.person_ids[p]: collection.person_names[p] for p in mine},
+        name=name)
 
 
 def model_folder(key: str, seed: int, args) -> Path:
@@ -217,6 +259,34 @@ def commit_set(collection: Collection, documents: np.ndarray, data: Path,
             qrels[doc_id] = relevant
             excluded[doc_id] = authors
     return QuerySet(queries, qrels, excluded)
+
+
+def outside_commits(data: Path, pool: Collection) -> QuerySet:
+    """Commits of a judged driver section by authors outside the pool, as queries for that
+    section; relevant: its maintainers in the pool (who of the pool could review this?)."""
+    dpdk = load_collection(data / "dpdk-maintainers")
+    judged = read_qrels(data / "dpdk-maintainers" / "qrels.dev.txt")
+    queries, qrels = {}, {}
+    for d, topic in section_commits(dpdk, np.arange(dpdk.n_documents), data).items():
+        if any(dpdk.person_ids[p] in pool.person_index for p in dpdk.people_of(d)):
+            continue
+        relevant = {p for p, g in judged[topic].items() if g > 0} & set(pool.person_ids)
+        if relevant:
+            queries[dpdk.doc_ids[d]] = dpdk.text(d)
+            qrels[dpdk.doc_ids[d]] = relevant
+    return QuerySet(queries, qrels)
+
+
+def outside_papers(path: Path, pool: Collection) -> QuerySet:
+    """AMiner's topic papers that no expert of the pool wrote; relevant: the experts of the
+    paper's area."""
+    papers = topic_set(path / "topics-documents.tsv", path / "qrels-documents.txt")
+    theirs = {pool.text(d).strip() for d in range(pool.n_documents)}
+    people = set(pool.person_ids)
+    keep = [t for t, text in papers.queries.items()
+            if text.strip() not in theirs and papers.qrels[t] & people]
+    return QuerySet({t: papers.queries[t] for t in keep},
+                    {t: papers.qrels[t] & people for t in keep})
 
 
 def commit_queries(collection: Collection, seed: int, data: Path) -> np.ndarray:
@@ -446,6 +516,10 @@ def main() -> int:
                 elif name == "dpdk-dev":
                     d = args.data / "dpdk-maintainers"
                     real[name] = topic_set(d / "topics.dev.tsv", d / "qrels.dev.txt")
+                elif name == "dpdk-pool-commits":
+                    real[name] = outside_commits(args.data, collection)
+                elif name == "aminer-experts-papers":
+                    real[name] = outside_papers(args.data / "aminer-dblp", collection)
                 elif name == "aminer-areas":
                     d = args.data / "aminer-dblp"
                     real[name] = topic_set(d / "topics.tsv", d / "qrels.txt")
