@@ -4,7 +4,8 @@ weights, prototyped on pseudo-queries made from the collection alone.
 
     .venv/bin/python benchmarks/auto_generalises.py [--data ../shared/data] [--demo resources/demo]
         [--models DIR] [--seeds 0 1 2] [--sets dpdk-dev dpdk-commits dpdk-commits-others
-        aminer-areas aminer-papers demo] [--epochs N] [--paper-settings] [--every-document]
+        aminer-areas aminer-papers demo dpdk-pool-commits aminer-experts-papers] [--epochs N]
+        [--paper-settings] [--every-document]
         [--threads 1] [--json OUT]
 
 Query sets (their model in brackets; a model per seed S, its documents held out seeded by S,
