@@ -332,7 +332,7 @@ class MainWindow(QMainWindow):
         tp = self.training_panel
         if tp.is_training():
             return
-        if self.state.runner.running("load") is not None:
+        if self.state.runner.unhandled("load") is not None:
             self._pending_train = self.state.collection
             self.statusBar().showMessage("Training starts when the collection has loaded.",
                                          15000)

@@ -148,6 +148,12 @@ class TaskRunner(QObject):
         task = self._tasks.get(slot)
         return task if task is not None and task.isRunning() else None
 
+    def unhandled(self, slot: str) -> Task | None:
+        """The slot's task while its end is not handled yet: running, or ended with its result
+        still queued for the GUI thread (a tiny collection loads before the next key press is
+        read, and is not open yet)."""
+        return self._tasks.get(slot)
+
     def any_running(self) -> bool:
         return any(t.isRunning() for t in self._tasks.values())
 

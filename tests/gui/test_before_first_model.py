@@ -84,10 +84,27 @@ def test_ctrl_t_pressed_while_loading_trains_when_the_load_ends(qtbot, window):
     qtbot.waitUntil(lambda: not window.training_panel.is_training(), timeout=120_000)
 
 
+def test_ctrl_t_pressed_after_a_load_ended_but_before_it_was_handled_trains(qtbot, window):
+    """A tiny collection can load before the GUI thread reads the next key: its thread has
+    ended, the collection is not open yet. Ctrl+T said "open a collection first" and was lost
+    (and a missing folder's failure, likewise, was never said: a fresh clone's run failed)."""
+    set_training(window)
+    window.collection_panel.open_collection(GUI_COLLECTION)
+    window.state.runner.unhandled("load").wait()  # ended; its result still queued
+    assert window.state.runner.running("load") is None and window.state.collection is None
+    window.train_action.trigger()
+    assert "Training starts when the collection has loaded" in \
+        window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: window.training_panel.is_training() or
+                    window.state.model is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: not window.training_panel.is_training(), timeout=120_000)
+
+
 def test_ctrl_t_with_nothing_to_train_says_why(qtbot, window):
     window.train_action.trigger()
     assert "open a collection first" in window.statusBar().currentMessage()
     window.collection_panel.open_collection(GUI_COLLECTION / "no-such-folder")
+    window.state.runner.unhandled("load").wait()  # failed at once, not handled yet
     window.train_action.trigger()
     qtbot.waitUntil(lambda: "did not load" in window.statusBar().currentMessage(),
                     timeout=30_000)
