@@ -380,7 +380,8 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         settings = self.form.settings()
         self.remember_settings(collection)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        self._train(settings, models_dir() / f"{file_stem(collection.name, 'model')}-{stamp}", resume=False)
+        folder = models_dir() / f"{file_stem(collection.name, 'model')}-{stamp}"
+        self._train(settings, folder, resume=False)
 
     def continue_training(self) -> None:
         """Resume the selected stopped or interrupted run from its checkpoint."""
