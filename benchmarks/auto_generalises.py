@@ -147,8 +147,8 @@ def collection_of(key: str, args) -> tuple[Collection, Path]:
         return load_collection(args.demo), args.demo
     if key == "dpdk-pool":
         path = data / "dpdk-maintainers"
-        return only_their_documents(load_collection(path), dpdk_pool(load_collection(path)),
-                                    key), path
+        dpdk = load_collection(path)
+        return only_their_documents(dpdk, dpdk_pool(dpdk), key), path
     path = data / "aminer-dblp"
     collection = load_collection(path)
     if key == "aminer-experts":

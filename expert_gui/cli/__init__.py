@@ -60,17 +60,12 @@ def _top_level_parser(add_help: bool = True) -> argparse.ArgumentParser:
 
 
 def _first_word(argv: list[str]) -> str | None:
-    """The first argument that is not an option: a sub-command, or a collection to open."""
+    """The first argument that is not an option: a sub-command, or a collection to open (found
+    without building any command's parser)."""
     parser = _top_level_parser(add_help=False)
     parser.add_argument("command", nargs="?")
     known, _ = parser.parse_known_args(argv)
     return known.command
-
-
-def _command(argv: list[str]) -> str | None:
-    """The sub-command argv names, found without building any command's parser."""
-    first = _first_word(argv)
-    return first if first in COMMANDS else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         argv = list(argv)
         argv.remove(first)
-    args = build_parser(_command(argv)).parse_args(argv)
+    args = build_parser(first if first in COMMANDS else None).parse_args(argv)
     if args.install_desktop_entry:
         return _install_desktop_entry()
     if args.command is None:

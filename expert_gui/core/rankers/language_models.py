@@ -350,10 +350,11 @@ class Model2(_LanguageModelBase):
         if len(known) * len(peak) * 8 > BLOCK_BYTES:
             known.clear()
         sums = []
+        one_lambda = not below.any()  # a person's documents share lambda_d (Jelinek-Mercer)
         for length in distinct:
-            key = float(length) if below.any() else 0.0
+            key = 0.0 if one_lambda else float(length)
             log_sum = known.get(key)
-            if log_sum is None and not below.any():  # sum_d p(d|c) = 1, not its rounded sum
+            if log_sum is None and one_lambda:  # sum_d p(d|c) = 1, not its rounded sum
                 log_sum = known[key] = np.where(self._has_docs, 0.0, -np.inf)
             elif log_sum is None:
                 with np.errstate(divide="ignore"):

@@ -21,15 +21,16 @@ def _key(collection) -> str:
     return f"training/last-{digest[:20]}"
 
 
-def remember(collection, values: dict, defaults: TrainSettings) -> None:
+def remember(collection, values: dict, defaults: TrainSettings) -> dict:
     """The form's values a run of `collection` starts with: what differs from its defaults
-    (nothing: forgotten)."""
+    (nothing: forgotten). Returns those edits."""
     edits = {k: v for k, v in values.items() if v != getattr(defaults, k, v)}
     s = settings()
     if edits:
         s.setValue(_key(collection), json.dumps(edits, sort_keys=True))
     else:
         s.remove(_key(collection))
+    return edits
 
 
 def last_edits(collection) -> dict:
@@ -89,8 +90,7 @@ class RememberedForm:
 
     def remember_settings(self, collection) -> None:
         """A new run of `collection` starts with the form's settings: remembered for it."""
-        remember(collection, self.form.values(), self._defaults)
-        self._last_edits = last_edits(collection)
+        self._last_edits = remember(collection, self.form.values(), self._defaults)
 
     def reset_form(self) -> None:
         """Back to the defaults the caption names."""
