@@ -119,8 +119,10 @@ def test_a_training_that_ends_after_a_switch_does_not_answer_for_the_new_collect
     folder = panel._model_folder
     open_collection(qtbot, window, OTHER_COLLECTION)
     panel.stop_training()
+    # the model is said not to open when it is saved; the form changes when the run's end is
+    # handled, a moment later (under load, after this wait alone)
     qtbot.waitUntil(lambda: "Not opened: it belongs to gui_collection" in
-                    panel.status_label.text(), timeout=60_000)
+                    panel.status_label.text() and panel.run_settled(), timeout=60_000)
     assert window.state.model is None
     listed = [panel.models_list.item(i).text() for i in range(panel.models_list.count())]
     assert any(t.startswith(folder.name) and "(trained on gui_collection)" in t for t in listed)
