@@ -1,6 +1,7 @@
 """A tiny collection and a random log-linear model over it, for the ranker tests."""
 
 import csv
+import os
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,9 @@ from expert_gui.core.data.collection import Collection
 from expert_gui.core.model.loglinear import LogLinearModel
 
 TINY = Path(__file__).parent / "fixtures" / "rankers" / "tiny"
+# Where the rankers' torch path is tested: the CPU here, "cuda" on a GPU machine
+# (benchmarks/gpu_check.sh sets it).
+TORCH_DEVICE = os.environ.get("EXPERT_GUI_TEST_TORCH_DEVICE", "cpu")
 
 
 def _rows(name: str) -> list[tuple[str, str]]:

@@ -4,6 +4,7 @@ of `auto`, and the index a model's rankers use."""
 import numpy as np
 import pytest
 from fixtures.training import load_training_fixture
+from rankers_helpers import TORCH_DEVICE
 
 from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.calibration import (
@@ -171,9 +172,10 @@ def test_the_apps_training_holds_out_documents_by_the_training_seed(split):
 
 
 def test_calibration_on_a_torch_device_chooses_and_measures_as_on_the_host(split, trained):
-    """The training GPU's path, run here on the CPU through torch."""
+    """The training GPU's path, run here on the CPU through torch (on the GPU where
+    EXPERT_GUI_TEST_TORCH_DEVICE=cuda)."""
     model, _ = trained
-    host, device = calibrate(model, split), calibrate(model, split, device="cpu")
+    host, device = calibrate(model, split), calibrate(model, split, device=TORCH_DEVICE)
     assert device["fusion"]["decision"] == host["fusion"]["decision"]
     np.testing.assert_allclose(device["fusion"]["weights"], host["fusion"]["weights"])
     for method, measures in host["measures"].items():

@@ -1,13 +1,13 @@
 """`rank_batch` gives the rankings `rank` gives, query by query, for every method, wrapper and
 option, on real collections: a sample of DPDK's commits (tests/fixtures/dpdk_sample), and all of
 DPDK where /work/shared is present. The torch path runs on the CPU here (device "cpu"), as it
-would on the training GPU."""
+would on the training GPU, and on the GPU where EXPERT_GUI_TEST_TORCH_DEVICE=cuda."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
-from rankers_helpers import assert_same_rankings, random_model
+from rankers_helpers import TORCH_DEVICE, assert_same_rankings, random_model
 
 from expert_gui.core.data.loading import load_collection
 from expert_gui.core.data.topics import read_topics
@@ -76,7 +76,7 @@ VARIANTS = [(m, {}) for m in METHODS] + [
 RANK_FUSIONS = ("ensemble",)
 
 
-@pytest.mark.parametrize("device", [None, "cpu"])
+@pytest.mark.parametrize("device", [None, TORCH_DEVICE])
 @pytest.mark.parametrize(("method", "options"), VARIANTS)
 def test_batch_ranks_as_one_query_at_a_time(sample, method, options, device):
     if device and method in RANK_FUSIONS:
@@ -89,7 +89,7 @@ def test_batch_ranks_as_one_query_at_a_time(sample, method, options, device):
     _check(ranker, queries, depth=7)
 
 
-@pytest.mark.parametrize("device", [None, "cpu"])
+@pytest.mark.parametrize("device", [None, TORCH_DEVICE])
 def test_batch_within_candidates_with_p_expert(sample, device):
     split, model, queries = sample
     people = split.training.person_ids[::3]
@@ -106,7 +106,7 @@ def test_batch_within_candidates_with_p_expert(sample, device):
 @pytest.mark.parametrize("fusion", ["product", "rrf"])
 def test_rank_fusion_on_a_device(sample, fusion):
     split, model, queries = sample
-    ensemble = make_ranker("ensemble", model=model, collection=split.training, device="cpu",
+    ensemble = make_ranker("ensemble", model=model, collection=split.training, device=TORCH_DEVICE,
                            p_expert=False, fusion=fusion)
     members = [r.rank_batch(queries) for r in ensemble.rankers]
     for i, ranking in enumerate(ensemble.rank_batch(queries)):
