@@ -110,19 +110,39 @@ def test_order_by_score_breaks_ties_by_index_with_and_without_depth():
             assert order_by_score(s, depth).tolist() == full[:depth]
 
 
-def test_full_ranks_sort_rows_without_ties_faster_to_the_same_ranks():
-    """Each row's ranks against a stable sort of every row (ties by person index): rows with
+def test_eq5_tied_people_share_the_mean_of_their_ranks():
+    # m1: a first, b c d tied behind it (ranks 2, 3, 4: each 3); m2: d1 c2 b3 a4
+    m1 = Fixed("m1", PEOPLE, [3, 1, 1, 1])
+    m2 = Fixed("m2", PEOPLE, [1, 2, 3, 4])
+    r = EnsembleRanker([m1, m2]).rank("q")
+    # d: 1/3*1/1, a: 1/1*1/4, c: 1/3*1/2, b: 1/3*1/3; ties by index would have put b ahead of d
+    assert r.top() == [("d", pytest.approx(1 / 3)), ("a", pytest.approx(1 / 4)),
+                       ("c", pytest.approx(1 / 6)), ("b", pytest.approx(1 / 9))]
+    assert EnsembleRanker([m1, m2]).member_ranks("q")[1][0].tolist() == [1, 3, 3, 3]
+
+
+def test_full_ranks_are_fractional_ranks_by_counting():
+    """Each person's rank against 1 + the people strictly ahead + half the others tied with it
+    (NaN behind every number, tied with NaN), and against scipy's fractional ranks: rows with
     and without ties, infinities, NaN and -0.0, side by side in one block."""
+    from scipy.stats import rankdata
+
     rng = np.random.default_rng(5)
     for _ in range(300):
-        n = int(rng.integers(1, 200))
+        n = int(rng.integers(1, 120))
         rows = [rng.normal(size=n), rng.integers(0, rng.integers(1, 20), size=n).astype(float),
                 np.full(n, 3.0), rng.permutation(n).astype(float)]
         for row in rows[:2]:
             for special in (-np.inf, np.inf, np.nan, -0.0, 0.0):
                 row[rng.random(n) < 0.03] = special
         values = np.vstack([rows[i] for i in rng.integers(0, 4, size=int(rng.integers(1, 6)))])
-        stable = np.empty(values.shape)
-        np.put_along_axis(stable, np.argsort(-values, axis=1, kind="stable"),
-                          np.arange(1.0, n + 1)[None, :], axis=1)
-        np.testing.assert_array_equal(full_ranks(values), stable)
+        key = np.where(np.isnan(values), -np.inf, values)
+        nan = np.isnan(values)
+        ahead = ((key[:, None, :] > key[:, :, None]) & ~nan[:, None, :]) | \
+            (nan[:, :, None] & ~nan[:, None, :])
+        tied = ((key[:, None, :] == key[:, :, None]) & (nan[:, None, :] == nan[:, :, None]))
+        want = 1 + ahead.sum(axis=2) + (tied.sum(axis=2) - 1) / 2
+        np.testing.assert_array_equal(full_ranks(values), want)
+        for row, got in zip(values, full_ranks(values), strict=True):
+            if not np.isnan(row).any():
+                np.testing.assert_array_equal(got, rankdata(-row))
