@@ -1,5 +1,7 @@
 """`expert-gui train` end to end on the fixture collection."""
 
+import re
+
 import pytest
 from fixtures import one_paper_authors
 from fixtures.training import FOLDER
@@ -23,6 +25,26 @@ def test_train_writes_a_model_and_resumes(tmp_path, capsys):
     resumed = load_model(out)
     assert len(resumed.history) == 3 and resumed.dim == 8
     assert "epoch 3" in capsys.readouterr().out
+
+
+def test_the_bar_counts_the_stages_after_the_steps(tmp_path, capsys):
+    """After the steps, the bar counts what each stage counts (documents ranked in the
+    calibration, steps of the run on every document) instead of staying full for minutes."""
+    out = tmp_path / "model"
+    assert main(["train", str(FOLDER), "--out", str(out), "--dim", "8", "--batch-size", "32",
+                 "--epochs", "2"]) == 0
+    model = load_model(out)
+    shown = {}  # a stage's text: the counts the bar showed with it
+    for line in capsys.readouterr().err.split("\r"):
+        bar = re.search(r"\| *(\d+)/(\d+) \[[^,\]]*, ([^\]]*?) *\]", line)
+        if bar:
+            shown.setdefault(bar[3], []).append((int(bar[1]), int(bar[2])))
+    ranking = [c for text, counts in shown.items() if "ranking with" in text for c in counts]
+    (total,) = {total for _, total in ranking}  # documents x the passes that rank them
+    assert total % len(model.calibration["held_out"]["documents"]) == 0
+    assert min(done for done, _ in ranking) < total  # not full while it ranks
+    again = [c for text, counts in shown.items() if "every document: epoch" in text for c in counts]
+    assert {total for _, total in again} == {model.calibration["retrained"]["steps"]}
 
 
 def test_train_errors_are_one_line_with_status_2(tmp_path, capsys):

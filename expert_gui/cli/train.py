@@ -260,8 +260,11 @@ def run(args) -> int:
             scale["by"] = event
             return
         if isinstance(event, TrainingStage):  # after the steps: calibrating, saving
-            done = f" {event.done:,}/{event.total:,}" if event.total else ""
-            bar.set_postfix_str(f"{event.text}{done}", refresh=True)
+            # the bar counts what the stage counts (documents ranked, steps of the second
+            # run), so that it is not full while minutes of work remain; else it stays full
+            bar.total, bar.n = (event.total, event.done) if event.total else \
+                (bar.total, bar.total or 0)
+            bar.set_postfix_str(event.text, refresh=True)
             return
         ran["on"] = event.path
         bar.total = event.total_steps
