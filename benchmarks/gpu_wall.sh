@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 28's GPU figures in one run: what a user who clicks Train waits for on a GPU machine.
 #  1. the tests of the rankers' torch path on the GPU (the training step's and progress's last);
-#  2. `expert-gui train DPDK` with defaults, twice (the first builds the collection's cache);
+#  2. `expert-gui train DPDK` with defaults, twice (the first builds the collection's cache),
+#     then with a checkpoint at the end only, then without the second run on every document;
 #  3. DPDK copied 20 times (904,100 documents): the first load, then `train --epochs 1` with the
 #     default held-out documents (given 300 s at most), then `rank --topics` with five methods.
 # Each command's wall time, its process's start included, is printed as "WALL <seconds> <label>";
@@ -50,6 +51,12 @@ for run in first second; do
     timed "train DPDK ($run run, defaults)" "$PY" -m expert_gui train "$DATA" \
         --device "$DEVICE" --out "$WORK/dpdk-$run"
 done
+# the shares of the checkpoints (only the last one kept) and of the second run on every document
+timed "train DPDK, checkpoint at the end only" "$PY" -m expert_gui train "$DATA" \
+    --device "$DEVICE" --out "$WORK/dpdk-last-checkpoint" --checkpoint-every 0 \
+    --checkpoint-minutes 0
+timed "train DPDK, not trained again on all" "$PY" -m expert_gui train "$DATA" \
+    --device "$DEVICE" --out "$WORK/dpdk-once" --no-retrain-on-all
 timed "write DPDK x$COPIES" "$PY" benchmarks/dpdk_copies.py "$DATA" "$WORK/copies" -k "$COPIES"
 timed "stats (first load)" "$PY" -m expert_gui stats "$WORK/copies"
 timed "train DPDK x$COPIES --epochs 1" timeout 300 "$PY" -m expert_gui train "$WORK/copies" \
