@@ -9,10 +9,10 @@ ranks they span (three people tied behind the first get 3 each), so a member tha
 people apart leaves the order among them to the other members. Ordering such ties by person
 index instead let a member's ties decide, by id alone: on the demo's topics Model 2 (jm) gives
 every person none of whose documents has a query word the same score, and the ensemble's MAP
-was 0.485 with ties by index against 0.594 with fractional ranks (DPDK's dev topics 0.515 and
-0.515, AMiner's areas 0.218 and 0.219). A person a member leaves unranked ranks after those it
-ranks, tied with the others it leaves unranked. A member that knows none of the query's words
-is left out of that query's fusion.
+(seeds 0-2) was 0.488-0.504 with ties by index against 0.600-0.612 with fractional ranks;
+DPDK's dev topics and AMiner's areas, with few ties, stay at 0.503 and 0.217. A person a member
+leaves unranked ranks after those it ranks, tied with the others it leaves unranked. A member
+that knows none of the query's words is left out of that query's fusion.
 """
 
 from __future__ import annotations
