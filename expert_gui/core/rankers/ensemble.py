@@ -10,7 +10,7 @@ people apart leaves the order among them to the other members. Ordering such tie
 index instead let a member's ties decide, by id alone: on the demo's topics Model 2 (jm) gives
 every person none of whose documents has a query word the same score, and the ensemble's MAP
 (seeds 0-2) was 0.488-0.504 with ties by index against 0.600-0.612 with fractional ranks;
-DPDK's dev topics and AMiner's areas, with few ties, stay at 0.503 and 0.217. A person a member
+DPDK's dev topics and AMiner's areas, with few ties, moved by less than 0.001. A person a member
 leaves unranked ranks after those it ranks, tied with the others it leaves unranked. A member
 that knows none of the query's words is left out of that query's fusion.
 """
