@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -177,7 +178,11 @@ def test_rank_writes_a_trec_run(model, collection, model_dir, topics, tmp_path, 
     for t, q in (("T1", "ring buffer"), ("T2", "ice driver link")):
         expected = ranker.rank(q, depth=3)
         assert list(run[t]) == [p for p, _ in expected.top()]
-    assert "no known words" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no known words" in err
+    # where the command's time went: the load, the method's index, the ranking
+    assert re.search(rf"time: loading the model and collection [\d.]+ s, building {method}'s "
+                     r"index [\d.]+ s, ranking the topics [\d.]+ s", err)
 
 
 def test_rank_bad_topics_file_is_one_line_error(model_dir, tmp_path, capsys):

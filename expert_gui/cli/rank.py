@@ -6,6 +6,7 @@ Also holds what `query` shares with it: opening a model and, for the baselines, 
 from __future__ import annotations
 
 import sys
+import time
 
 from expert_gui.cli import COMMANDS
 from expert_gui.core.errors import CollectionError, QueryError
@@ -40,20 +41,25 @@ def add_candidates_argument(p) -> None:
                         "(current staff, a reviewer pool); measures are computed within them")
 
 
-def open_ranker(args, *, need_collection: bool = False):
+def open_ranker(args, *, need_collection: bool = False, times: dict | None = None):
     """The model, the collection (when the method or the caller needs it) and the ranker, which
-    ranks only the people of --candidates when given."""
+    ranks only the people of --candidates when given; `times` gets the seconds of "load" (the
+    model and the collection) and of "build" (the method's index)."""
     from expert_gui.core.store.storage import load_model
 
+    started = time.perf_counter()
     model = load_model(args.model_dir)
     collection = None
     if args.method != "loglinear" or need_collection:
         collection = load_collection_of(model, args.collection)
+    loaded = time.perf_counter()
     options = {"aggregation": args.aggregation} \
         if args.method in ("loglinear", "ensemble", "auto") else {}
     if args.method == "ensemble":
         options["fusion"] = args.fusion
     ranker = make_ranker(args.method, model=model, collection=collection, **options)
+    if times is not None:
+        times.update(load=loaded - started, build=time.perf_counter() - loaded)
     people = candidates_of(args, model)
     return model, collection, ranker if people is None else restricted(ranker, people)
 
@@ -142,8 +148,11 @@ def run(args) -> int:
 
     check_output_file(args.run)  # before the work, as train --out
     topics = read_topics(args.topics)
-    model, _, ranker = open_ranker(args)
+    times = {}
+    model, _, ranker = open_ranker(args, times=times)
+    started = time.perf_counter()
     ranked = ranker.rank_batch([topic.query for topic in topics], depth=args.depth)
+    times["rank"] = time.perf_counter() - started
     rankings = {topic.id: ranking for topic, ranking in zip(topics, ranked, strict=True)}
     no_words = [topic for topic, ranking in rankings.items() if ranking.no_known_words]
     if args.p_expert and any(r.p_expert is None for r in rankings.values() if len(r)):
@@ -164,4 +173,7 @@ def run(args) -> int:
         print(f"{len(no_words)} topics have no known words and rank nobody: "
               f"{', '.join(no_words[:10])}{' ...' if len(no_words) > 10 else ''}",
               file=sys.stderr)
+    print(f"time: loading the model and collection {times['load']:.1f} s, building "
+          f"{args.method}'s index {times['build']:.1f} s, ranking the topics "
+          f"{times['rank']:.1f} s", file=sys.stderr)
     return 0
