@@ -1,0 +1,111 @@
+"""Where calibration's time goes, by its named progress steps (the texts `train` and the app
+show), for each ranking device asked: None (numpy) and "cpu" (the rankers' torch path, which
+stands for the GPU's: there the ranking shrinks and the steps that run on the host whatever the
+device are what is left).
+
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_calibration_steps.py \\
+        /tmp/dpdk20 --model /tmp/dpdk20-model [--devices none cpu] [--save OUT.json]
+
+The model's own held-out documents are the queries (as `bench_calibration.py --model`). Prints
+the seconds of each step per device; ranking steps of auto's members are summed over their
+blocks. --save writes each device's calibration record, so that another tree's can be compared
+with it (--compare OUT.json: auto's weights and decision, every method's AP and RR to 1e-9,
+the fits of P(expert) to 1e-9 relative).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from expert_gui.core.data.loading import load_collection
+from expert_gui.core.evaluation.calibration import calibrate
+from expert_gui.core.evaluation.heldout import held_out_again
+from expert_gui.core.store.storage import load_model
+
+
+def timed_steps(model, split, device: str | None) -> tuple[dict[str, float], float, dict]:
+    """Seconds per named step of one calibration (each step lasts until the next event), the
+    total, and the calibration record."""
+    seconds: dict[str, float] = {}
+    state = {"what": "building auto's members, ranking their first block", "since": time.perf_counter()}
+
+    def progress(event) -> None:
+        now = time.perf_counter()
+        what = state["what"]
+        seconds[what] = seconds.get(what, 0.0) + now - state["since"]
+        state["what"], state["since"] = event[2], now
+
+    start = time.perf_counter()
+    record = calibrate(model, split, progress=progress, device=device)
+    end = time.perf_counter()
+    seconds[state["what"]] = seconds.get(state["what"], 0.0) + end - state["since"]
+    return seconds, end - start, record
+
+
+def differences(a: dict, b: dict, tolerance: float = 1e-9) -> list[str]:
+    """What differs between two calibration records (empty: the same decision, weights, every
+    method's AP and RR, and every fit of P(expert))."""
+    problems = []
+    fa, fb = a["fusion"], b["fusion"]
+    if fa["decision"] != fb["decision"] or any(
+            abs(x - y) > tolerance for x, y in zip(fa["weights"], fb["weights"], strict=True)):
+        problems.append(f"auto: {fa['decision']} {fa['weights']} vs {fb['decision']} "
+                        f"{fb['weights']}")
+    for key in ("bagged_weights", "bootstrap_sd"):
+        if any(abs(x - y) > tolerance for x, y in zip(fa.get(key, ()), fb.get(key, ()),
+                                                       strict=True)):
+            problems.append(f"auto {key}: {fa.get(key)} vs {fb.get(key)}")
+    for key in ("anchor_map", "oof_map", "p"):
+        x, y = fa["cv"].get(key), fb["cv"].get(key)
+        if (x is None) != (y is None) or (x is not None and abs(x - y) > tolerance):
+            problems.append(f"auto cv {key}: {x} vs {y}")
+    for method, m in a["measures"].items():
+        for k, v in m.items():
+            if abs(v - b["measures"][method][k]) > tolerance:
+                problems.append(f"{method} {k}: {v!r} vs {b['measures'][method][k]!r}")
+    if set(a["probability"]) != set(b["probability"]):
+        problems.append(f"fits of {sorted(a['probability'])} vs {sorted(b['probability'])}")
+    for method, fit in a["probability"].items():
+        other = b["probability"].get(method, {})
+        for k in ("slope", "intercept", "queries"):
+            if abs(fit[k] - other.get(k, float("nan"))) > tolerance * max(1.0, abs(fit[k])):
+                problems.append(f"{method} P(expert) {k}: {fit[k]!r} vs {other.get(k)!r}")
+    return problems
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("collection")
+    p.add_argument("--model", required=True)
+    p.add_argument("--devices", nargs="+", default=["none", "cpu"])
+    p.add_argument("--save", type=Path, help="write each device's calibration record here")
+    p.add_argument("--compare", type=Path, help="compare with the records saved here")
+    args = p.parse_args(argv)
+    model = load_model(args.model)
+    split = held_out_again(load_collection(args.collection), model.calibration)
+    print(f"{len(split.documents):,} held-out documents, {split.training.n_documents:,} "
+          f"documents indexed, {split.training.n_people:,} people", flush=True)
+    records, problems = {}, []
+    for name in args.devices:
+        device = None if name == "none" else name
+        seconds, total, records[name] = timed_steps(model, split, device)
+        print(f"\ndevice {name}: {total:.1f} s", flush=True)
+        for what, s in seconds.items():
+            print(f"  {s:7.1f} s  {what}", flush=True)
+        if args.compare:
+            saved = json.loads(args.compare.read_text(encoding="utf-8"))
+            if name in saved:
+                problems += [f"{name}: {d}" for d in differences(saved[name], records[name])]
+    if args.save:
+        args.save.write_text(json.dumps(records), encoding="utf-8")
+    if args.compare:
+        print("same as saved: " + ("yes" if not problems else "NO\n  " + "\n  ".join(problems)))
+    return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
