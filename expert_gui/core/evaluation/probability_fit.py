@@ -77,10 +77,10 @@ def _objective(x: np.ndarray, beta: np.ndarray, y_x: float, y_1: float
     """The objective at beta = (a, b), its gradient and its Hessian, in one pass over x (y_x:
     the sum of the positives' x, y_1: their count). With t = a x + b and e = exp(-|t|):
     log(1 + exp(t)) = max(t, 0) + log1p(e), p = sigmoid(t) is 1 / (1 + e) where t >= 0 and
-    e / (1 + e) where t < 0, and p (1 - p) is their product. Every sum is of terms of one sign,
-    so that the objective is exact to far less than the gains the line search compares (the
-    sum of max(t, 0) as (a sum x + b n + sum |t|) / 2 cancels to 1e-8 on 29 million examples,
-    more than a last step's gain)."""
+    e / (1 + e) where t < 0, and p (1 - p) is their product. The objective's sums are of
+    terms of one sign, so that it is exact to far less than the gains the line search compares
+    (the sum of max(t, 0) as (a sum x + b n + sum |t|) / 2 cancels to 1e-8 on 29 million
+    examples, more than a last step's gain)."""
     a, b = float(beta[0]), float(beta[1])
     size = min(CHUNK, len(x))
     t, e, u, p = (np.empty(size) for _ in range(4))
