@@ -208,13 +208,13 @@ def main(argv=None) -> int:
             print(f"  {args.old_tree} as a whole: {seconds:.2f} s", flush=True)
     old_s, new_s = (statistics.median(times[k]) for k in ("old", "new"))
     what = "calibration with every index built before" if args.prebuilt else "calibration"
-    print(f"{what}, median of {args.repeats}: per-query loop ({args.old_rev}) {old_s:.2f} s, "
-          f"batch {new_s:.2f} s, {old_s / new_s:.1f}x faster")
+    print(f"{what}, median of {args.repeats}: {args.old_rev}'s calibration module {old_s:.2f} s, "
+          f"this tree's {new_s:.2f} s, {old_s / new_s:.1f}x faster")
     problems = same(results["old"], results["new"])
     if tree is not None:
         tree_s = statistics.median(times["tree"])
         print(f"{args.old_tree} as a whole (its rankers too), median of {args.repeats}: "
-              f"{tree_s:.2f} s, batch {new_s:.2f} s, {tree_s / new_s:.1f}x faster")
+              f"{tree_s:.2f} s, this tree's {new_s:.2f} s, {tree_s / new_s:.1f}x faster")
         problems += [f"{args.old_tree} as a whole: {p}" for p in
                      same(results["tree"], results["new"], loose={"lsi": 1e-3})]
     fusion = results["new"]["fusion"]
