@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_calibration import old_calibration
+from bench_calibration import old_calibration, same
 
 from expert_gui.core.data.loading import load_collection
 from expert_gui.core.evaluation import calibration
@@ -52,37 +52,6 @@ def timed_steps(calibrate, model, split, device: str | None
     end = time.perf_counter()
     seconds[state["what"]] = seconds.get(state["what"], 0.0) + end - state["since"]
     return seconds, end - start, record
-
-
-def differences(a: dict, b: dict, tolerance: float = 1e-9) -> list[str]:
-    """What differs between two calibration records (empty: the same decision, weights, every
-    method's AP and RR, and every fit of P(expert))."""
-    problems = []
-    fa, fb = a["fusion"], b["fusion"]
-    if fa["decision"] != fb["decision"] or any(
-            abs(x - y) > tolerance for x, y in zip(fa["weights"], fb["weights"], strict=True)):
-        problems.append(f"auto: {fa['decision']} {fa['weights']} vs {fb['decision']} "
-                        f"{fb['weights']}")
-    for key in ("bagged_weights", "bootstrap_sd"):
-        if any(abs(x - y) > tolerance for x, y in zip(fa.get(key, ()), fb.get(key, ()),
-                                                       strict=True)):
-            problems.append(f"auto {key}: {fa.get(key)} vs {fb.get(key)}")
-    for key in ("anchor_map", "oof_map", "p"):
-        x, y = fa["cv"].get(key), fb["cv"].get(key)
-        if (x is None) != (y is None) or (x is not None and abs(x - y) > tolerance):
-            problems.append(f"auto cv {key}: {x} vs {y}")
-    for method, m in a["measures"].items():
-        for k, v in m.items():
-            if abs(v - b["measures"][method][k]) > tolerance:
-                problems.append(f"{method} {k}: {v!r} vs {b['measures'][method][k]!r}")
-    if set(a["probability"]) != set(b["probability"]):
-        problems.append(f"fits of {sorted(a['probability'])} vs {sorted(b['probability'])}")
-    for method, fit in a["probability"].items():
-        other = b["probability"].get(method, {})
-        for k in ("slope", "intercept", "queries"):
-            if abs(fit[k] - other.get(k, float("nan"))) > tolerance * max(1.0, abs(fit[k])):
-                problems.append(f"{method} P(expert) {k}: {fit[k]!r} vs {other.get(k)!r}")
-    return problems
 
 
 def main(argv=None) -> int:
@@ -126,9 +95,10 @@ def main(argv=None) -> int:
         new = records[name]["new"]
         if "old" in paths:
             problems += [f"{name}, old vs new: {d}" for d in
-                         differences(records[name]["old"], new)]
+                         same(records[name]["old"], new, fits=1e-9)]
         if name in saved:
-            problems += [f"{name}, saved vs new: {d}" for d in differences(saved[name], new)]
+            problems += [f"{name}, saved vs new: {d}" for d in
+                         same(saved[name], new, fits=1e-9)]
     if args.save:
         args.save.write_text(json.dumps({name: r["new"] for name, r in records.items()}),
                              encoding="utf-8")

@@ -51,8 +51,8 @@ def test_fit_uses_each_querys_z_scores_and_skips_queries_without_words():
 
 def test_a_fit_of_many_examples_started_from_a_subsample_ends_where_a_cold_start_does(
         monkeypatch):
-    """Past WARM_START examples Newton's method starts from a stratified sample's optimum: the objective is
-    strictly concave, so it ends at the same optimum as from the usual start."""
+    """Past WARM_START examples Newton's method starts from a stratified sample's optimum: the
+    objective is strictly concave, so it ends at the same optimum as from the usual start."""
     from expert_gui.core.evaluation import probability_fit
 
     rng = np.random.default_rng(2)
