@@ -13,7 +13,7 @@ from expert_gui.core.rankers.fusion import zscores
 ITERATIONS = 100
 RIDGE = 1e-6  # keeps a and b finite when the examples are separable
 TOLERANCE = 1e-13  # Newton's method stops when a step would raise the objective less (relative)
-WARM_START = 100_000  # examples of the subsample whose fit starts the fit of more examples
+WARM_START = 100_000  # evenly spaced examples of the sample whose fit starts the fit of more
 CHUNK = 16_384  # examples per piece of a pass: its temporaries stay in the CPU's cache
 ROWS_BYTES = 8 * 2**20  # queries z-scored at once: zscores' temporaries stay this small
 
@@ -44,9 +44,10 @@ def fit_positives(x: np.ndarray, positives: np.ndarray) -> tuple[float, float]:
     start = None
     if len(x) > 2 * WARM_START and 0 < len(positives) < len(x):
         stride = len(x) // WARM_START
-        chosen, kept = x[positives], np.setdiff1d(np.arange(0, len(x), stride), positives)
+        chosen = x[positives]
+        kept = x[np.setdiff1d(np.arange(0, len(x), stride), positives)]
         if len(kept):
-            start = _newton(lambda a, b: _sums(chosen, a, b) + stride * _sums(x[kept], a, b),
+            start = _newton(lambda a, b: _sums(chosen, a, b) + stride * _sums(kept, a, b),
                             y_x, y_1, len(x), None)
     return tuple(float(v) for v in _newton(lambda a, b: _sums(x, a, b), y_x, y_1, len(x),
                                            start))
