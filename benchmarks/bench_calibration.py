@@ -151,25 +151,35 @@ def prebuild() -> None:
     methods.make_ranker = remembered
 
 
-def same(a: dict, b: dict, loose: Mapping[str, float] = {}) -> list[str]:
-    """What differs between two calibrations (empty: the same weights, decision and measures;
-    a method of `loose` to its tolerance instead of 1e-9)."""
+def same(a: dict, b: dict, loose: Mapping[str, float] = {}, fits: float = 1e-6) -> list[str]:
+    """What differs between two calibrations (empty: the same decision, weights and evidence
+    (bagged weights, out-of-fold MAP, p) to 1e-9, every method's measures to 1e-9 and fit of
+    P(expert) to `fits` relative; a method of `loose` to its tolerance instead)."""
     problems = []
     fa, fb = a["fusion"], b["fusion"]
     if fa["decision"] != fb["decision"] or max(
             abs(x - y) for x, y in zip(fa["weights"], fb["weights"], strict=True)) > 1e-9:
         problems.append(f"auto: {fa['decision']} {fa['weights']} vs {fb['decision']} "
                         f"{fb['weights']}")
+    for key in ("bagged_weights", "bootstrap_sd"):
+        if any(abs(x - y) > 1e-9 for x, y in zip(fa.get(key, ()), fb.get(key, ()),
+                                                  strict=True)):
+            problems.append(f"auto's {key}: {fa.get(key)} vs {fb.get(key)}")
+    for key in ("anchor_map", "oof_map", "p"):
+        x, y = fa["cv"].get(key), fb["cv"].get(key)
+        if (x is None) != (y is None) or (x is not None and abs(x - y) > 1e-9):
+            problems.append(f"auto's {key}: {x} vs {y}")
     for method, m in a["measures"].items():
         for k, v in m.items():
             if abs(v - b["measures"][method][k]) > loose.get(method, 1e-9):
                 problems.append(f"{method} {k}: {v:.6f} vs {b['measures'][method][k]:.6f}")
+    if set(a["probability"]) != set(b["probability"]):
+        problems.append(f"fits of {sorted(a['probability'])} vs {sorted(b['probability'])}")
     for method, fit in a["probability"].items():
-        other = b["probability"][method]
-        if abs(fit["slope"] - other["slope"]) > max(1e-6, loose.get(method, 0)) * max(
-                1, abs(fit["slope"])):
-            problems.append(f"{method} P(expert) slope {fit['slope']:.6f} vs "
-                            f"{other['slope']:.6f}")
+        other = b["probability"].get(method, fit)
+        for k in ("slope", "intercept", "queries"):
+            if abs(fit[k] - other[k]) > max(fits, loose.get(method, 0)) * max(1, abs(fit[k])):
+                problems.append(f"{method} P(expert) {k} {fit[k]!r} vs {other[k]!r}")
     return problems
 
 
@@ -208,13 +218,13 @@ def main(argv=None) -> int:
             print(f"  {args.old_tree} as a whole: {seconds:.2f} s", flush=True)
     old_s, new_s = (statistics.median(times[k]) for k in ("old", "new"))
     what = "calibration with every index built before" if args.prebuilt else "calibration"
-    print(f"{what}, median of {args.repeats}: per-query loop ({args.old_rev}) {old_s:.2f} s, "
-          f"batch {new_s:.2f} s, {old_s / new_s:.1f}x faster")
+    print(f"{what}, median of {args.repeats}: {args.old_rev}'s calibration module {old_s:.2f} s, "
+          f"this tree's {new_s:.2f} s, {old_s / new_s:.1f}x faster")
     problems = same(results["old"], results["new"])
     if tree is not None:
         tree_s = statistics.median(times["tree"])
         print(f"{args.old_tree} as a whole (its rankers too), median of {args.repeats}: "
-              f"{tree_s:.2f} s, batch {new_s:.2f} s, {tree_s / new_s:.1f}x faster")
+              f"{tree_s:.2f} s, this tree's {new_s:.2f} s, {tree_s / new_s:.1f}x faster")
         problems += [f"{args.old_tree} as a whole: {p}" for p in
                      same(results["tree"], results["new"], loose={"lsi": 1e-3})]
     fusion = results["new"]["fusion"]

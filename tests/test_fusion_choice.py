@@ -50,6 +50,65 @@ def test_grid_average_precisions_with_ties_and_near_ties_are_average_precisions(
                                       average_precisions(GRID @ z, rel))
 
 
+@pytest.mark.parametrize("people", [7, 130, 2000])
+def test_grid_average_precisions_fuse_only_the_undecided_people_as_the_whole_product(people):
+    """People above a relevant person in every member are counted, not fused; the others' fused
+    scores are the product of their columns alone: the APs of the whole product `grid @ z`,
+    exactly, whatever the number of columns fused, with people alike in every member, people
+    alike in one member (a member's lowest score), near ties and one relevant person whom
+    nobody comes near."""
+    rng = np.random.default_rng(people)
+    zs, rel = [], []
+    for _ in range(12):
+        z = rng.normal(size=(3, people))
+        z[1] = 0.6 * z[0] + 0.4 * z[1]  # members that mostly agree, as trained ones do
+        z[2, rng.random(people) < 0.4] = z[2].min()  # the lowest score of a member, shared
+        z[:, rng.random(people) < 0.2] = z[:, :1]  # people alike in every member
+        z[:, 1::7] = z[:, 1:2] + rng.choice([0.0, 1e-12, -1e-12], size=(3, 1))  # near ties
+        zs.append(z)
+        rel.append(rng.choice(people, int(rng.integers(1, 6)), replace=False))
+    zs[0][:, rel[0][0]] = 50.0  # far above everybody in every member
+    rel[0] = rel[0][:1]
+    ap = grid_average_precisions(GRID, zs, rel)
+    for q, (z, r) in enumerate(zip(zs, rel, strict=True)):
+        np.testing.assert_array_equal(ap[:, q], average_precisions(GRID @ z, r))
+
+
+def _exact_average_precisions(grid: np.ndarray, z: np.ndarray, rel) -> np.ndarray:
+    """`average_precisions` with every fused score computed exactly (fractions of the floats
+    given): ties are ties, however a product would round."""
+    from fractions import Fraction
+
+    out = []
+    for w in grid:
+        weights = [Fraction(x) for x in w]
+        fused = [sum(wm * Fraction(v) for wm, v in zip(weights, z[:, p], strict=True))
+                 for p in range(z.shape[1])]
+        ranks = sorted(1 + sum(f > fused[r] or (f == fused[r] and p < r)
+                               for p, f in enumerate(fused)) for r in rel)
+        out.append(np.mean(np.arange(1, len(rel) + 1) / np.array(ranks)))
+    return np.array(out)
+
+
+def test_grid_average_precisions_are_those_of_the_exact_fused_scores():
+    """People who are the same in every member, or in the members a grid point weighs (as
+    copies of a person with the same documents are to Model 1 and 2), tie with a relevant
+    person there, wherever they stand; the other places are those of the exact fused scores."""
+    rng = np.random.default_rng(8)
+    people = 205  # not a multiple of BLAS's kernels' columns: the last ones round otherwise
+    for _ in range(3):
+        z = rng.normal(size=(3, people))
+        rel = rng.choice(people - 8, 2, replace=False)
+        copies = np.concatenate([rng.choice(people, 6, replace=False), np.arange(-6, 0)])
+        z[1:, copies] = z[1:, rel[:1]]  # the same in Model 2 (jm) and Model 1 (d)
+        z[:, copies[:4]] = z[:, rel[1:]]  # the same in every member
+        z[2, rng.random(people) < 0.3] = z[2].min()
+        grid = GRID[rng.choice(len(GRID), 30, replace=False)]
+        grid = np.vstack([grid, GRID[(GRID[:, 0] == 0)]])  # the points that ignore the model
+        np.testing.assert_allclose(grid_average_precisions(grid, [z], [rel])[:, 0],
+                                   _exact_average_precisions(grid, z, rel), rtol=1e-15)
+
+
 def test_out_of_fold_by_hand():
     # two grid points, four queries; folds of the identity order: {0, 2} and {1, 3}
     ap = np.array([[0.9, 0.1, 0.8, 0.2],

@@ -51,8 +51,8 @@ def test_fit_uses_each_querys_z_scores_and_skips_queries_without_words():
 
 def test_a_fit_of_many_examples_started_from_a_subsample_ends_where_a_cold_start_does(
         monkeypatch):
-    """Past WARM_START examples Newton's method starts from a subsample's fit: the objective is
-    strictly concave, so it ends at the same optimum as from the usual start."""
+    """Past WARM_START examples Newton's method starts from a stratified sample's optimum: the
+    objective is strictly concave, so it ends at the same optimum as from the usual start."""
     from expert_gui.core.evaluation import probability_fit
 
     rng = np.random.default_rng(2)
@@ -94,3 +94,54 @@ def test_make_ranker_carries_p_expert_only_for_the_options_it_was_fitted_with():
             "ring").p_expert is None  # no fit for it
     finally:
         model.calibration = None
+
+
+def _textbook_logistic(x: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
+    """Newton's method on the design matrix [x, 1], written out (IRLS): the reference."""
+    design = np.column_stack([x, np.ones_like(x)])
+    beta = np.zeros(2)
+    for _ in range(200):
+        p = 1 / (1 + np.exp(-(design @ beta)))
+        gradient = design.T @ (y - p) - ridge * beta
+        hessian = (design * (p * (1 - p))[:, None]).T @ design + ridge * np.eye(2)
+        step = np.linalg.solve(hessian, gradient)
+        beta = beta + step
+        if np.abs(step).max() < 1e-15 * max(1.0, np.abs(beta).max()):
+            break
+    return beta
+
+
+@pytest.mark.parametrize("chunk", [7, 1000, 16_384])
+def test_the_fit_in_pieces_is_the_textbook_newton_fit(monkeypatch, chunk):
+    """The objective, gradient and Hessian summed piece by piece (the last piece shorter), the
+    labels given as the positives' indices: the optimum of the textbook fit, to 1e-10."""
+    from expert_gui.core.evaluation import probability_fit
+
+    monkeypatch.setattr(probability_fit, "CHUNK", chunk)
+    rng = np.random.default_rng(4)
+    x = np.concatenate([rng.normal(size=4990), [9.0, -9.0, 40.0, -35.0]])  # tails: t < 0, > 0
+    y = (rng.random(len(x)) < sigmoid(1.3 * x - 3.0)).astype(float)
+    want = _textbook_logistic(x, y, probability_fit.RIDGE)
+    np.testing.assert_allclose(fit_logistic(x, y), want, rtol=1e-10)
+    np.testing.assert_allclose(probability_fit.fit_positives(x, np.flatnonzero(y)), want,
+                               rtol=1e-10)
+
+
+def test_queries_z_scored_a_few_at_a_time_fit_as_all_at_once(monkeypatch):
+    from expert_gui.core.evaluation import probability_fit
+
+    rng = np.random.default_rng(6)
+    scores = rng.normal(size=(9, 50)) * rng.uniform(0.1, 10, size=(9, 1))
+    scores[2, :10] = -np.inf  # people a method rules out
+    knows = np.array([True] * 8 + [False])
+    relevant = [rng.choice(50, 3, replace=False) for _ in range(9)]
+    whole = fit_expert_probability(scores, knows, relevant)
+    monkeypatch.setattr(probability_fit, "ROWS_BYTES", 8 * 50 * 2)  # two queries at a time
+    assert fit_expert_probability(scores, knows, relevant) == whole
+    x = zscores(scores[:8]).ravel()
+    y = np.zeros((8, 50))
+    for q in range(8):
+        y[q, relevant[q]] = 1
+    np.testing.assert_allclose((whole["slope"], whole["intercept"]),
+                               _textbook_logistic(x, y.ravel(), probability_fit.RIDGE),
+                               rtol=1e-10)

@@ -51,20 +51,35 @@ def grid_average_precisions(grid: np.ndarray, member_z: Sequence[np.ndarray],
     people z-scores and its relevant people. A query no member knows a word of ranks nobody and
     scores 0, as in the evaluation.
 
-    The AP of `average_precisions`, from the fused scores of the people who could rank above or
-    tie a relevant person at some grid point: a person below them by more than MARGIN in every
-    member is below them at every point of the simplex, by far more than the products round."""
+    The AP of `average_precisions` of the fused scores `grid @ z`, each relevant person's rank
+    found from the people whose place against them depends on the grid point: a person below
+    them by more than MARGIN in every member is below them at every point of the simplex (the
+    weights are non-negative and sum to 1) and one above them by more than MARGIN in every
+    member is above them at every point, by far more than the products round, so those are
+    counted, not fused. A person equal to them in every member a point weighs ties with them
+    there (ties go to the lower index): the whole product rounds a few columns otherwise than
+    the others (BLAS's kernel for the columns left over), which split such ties by where the
+    people stand in the collection."""
     out = np.zeros((len(grid), len(member_z)))
+    weighs = (grid > 0).astype(np.int64)
     for q, (z, rel) in enumerate(zip(member_z, relevant, strict=True)):
         if not len(rel) or not z.any():
             continue
-        fused = grid @ z
+        rel = np.asarray(rel, dtype=np.int64)
         ranks = np.empty((len(grid), len(rel)))
-        for k, r in enumerate(np.asarray(rel, dtype=np.int64)):
-            near = np.flatnonzero((z - z[:, r:r + 1]).max(axis=0) >= -MARGIN)
-            mine = fused[:, r:r + 1]
-            ranks[:, k] = (fused[:, near] > mine).sum(axis=1) + (
-                fused[:, near[near < r]] == mine).sum(axis=1) + 1
+        for k, r in enumerate(rel):
+            apart = z - z[:, r:r + 1]
+            lowest = apart.min(axis=0)
+            near = np.flatnonzero((apart.max(axis=0) >= -MARGIN) & (lowest <= MARGIN))
+            fused = grid @ z[:, near]
+            mine = fused[:, np.searchsorted(near, r)][:, None]
+            differs = apart[:, near] != 0
+            alike = np.flatnonzero(~differs.all(axis=0))  # equal to r in some member
+            fused[:, alike] = np.where(weighs @ differs[:, alike] == 0, mine, fused[:, alike])
+            before = near < r  # a prefix of `near`
+            ranks[:, k] = np.count_nonzero(lowest > MARGIN) + np.count_nonzero(
+                fused > mine, axis=1) + np.count_nonzero(
+                fused[:, :np.count_nonzero(before)] == mine, axis=1) + 1
         ranks.sort(axis=1)
         out[:, q] = (np.arange(1, len(rel) + 1) / ranks).mean(axis=1)
     return out
