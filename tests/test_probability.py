@@ -4,10 +4,16 @@ import numpy as np
 import pytest
 from rankers_helpers import random_model, tiny_collection
 
-from expert_gui.core.evaluation.probability_fit import fit_expert_probability, fit_logistic
+from expert_gui.core.evaluation.probability_fit import fit_expert_probability, fit_positives
 from expert_gui.core.rankers.fusion import zscores
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.probability import ExpertProbability, sigmoid
+
+
+def fit_logistic(x, y):
+    """The fit of examples x with labels y (1 or 0), as the app fits them: by the positives'
+    indices."""
+    return fit_positives(np.asarray(x, dtype=np.float64).ravel(), np.flatnonzero(y))
 
 
 def test_sigmoid_is_exact_and_does_not_overflow():
@@ -123,8 +129,7 @@ def test_the_fit_in_pieces_is_the_textbook_newton_fit(monkeypatch, chunk):
     y = (rng.random(len(x)) < sigmoid(1.3 * x - 3.0)).astype(float)
     want = _textbook_logistic(x, y, probability_fit.RIDGE)
     np.testing.assert_allclose(fit_logistic(x, y), want, rtol=1e-10)
-    np.testing.assert_allclose(probability_fit.fit_positives(x, np.flatnonzero(y)), want,
-                               rtol=1e-10)
+    np.testing.assert_allclose(fit_positives(x, np.flatnonzero(y)), want, rtol=1e-10)
 
 
 def test_queries_z_scored_a_few_at_a_time_fit_as_all_at_once(monkeypatch):

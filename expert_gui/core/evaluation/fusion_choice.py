@@ -72,14 +72,13 @@ def grid_average_precisions(grid: np.ndarray, member_z: Sequence[np.ndarray],
             lowest = apart.min(axis=0)
             near = np.flatnonzero((apart.max(axis=0) >= -MARGIN) & (lowest <= MARGIN))
             fused = grid @ z[:, near]
-            mine = fused[:, np.searchsorted(near, r)][:, None]
+            before = np.searchsorted(near, r)  # the near people of lower index than r
+            mine = fused[:, before][:, None]
             differs = apart[:, near] != 0
             alike = np.flatnonzero(~differs.all(axis=0))  # equal to r in some member
             fused[:, alike] = np.where(weighs @ differs[:, alike] == 0, mine, fused[:, alike])
-            before = near < r  # a prefix of `near`
             ranks[:, k] = np.count_nonzero(lowest > MARGIN) + np.count_nonzero(
-                fused > mine, axis=1) + np.count_nonzero(
-                fused[:, :np.count_nonzero(before)] == mine, axis=1) + 1
+                fused > mine, axis=1) + np.count_nonzero(fused[:, :before] == mine, axis=1) + 1
         ranks.sort(axis=1)
         out[:, q] = (np.arange(1, len(rel) + 1) / ranks).mean(axis=1)
     return out

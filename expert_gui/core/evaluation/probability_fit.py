@@ -18,13 +18,6 @@ CHUNK = 16_384  # examples per piece of a pass: its temporaries stay in the CPU'
 ROWS_BYTES = 8 * 2**20  # queries z-scored at once: zscores' temporaries stay this small
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(a, b) maximising sum log P(y | sigmoid(a x + b)) (with a negligible ridge) over examples
-    x with labels y (1 or 0): `fit_positives` of the examples labelled 1."""
-    return fit_positives(np.asarray(x, dtype=np.float64).ravel(),
-                         np.flatnonzero(np.asarray(y).ravel()))
-
-
 def fit_positives(x: np.ndarray, positives: np.ndarray) -> tuple[float, float]:
     """(a, b) maximising sum log P(y | sigmoid(a x + b)) (with a negligible ridge), y being 1 at
     the indices `positives` (sorted, distinct) and 0 elsewhere, by Newton's method with step
