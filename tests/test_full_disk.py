@@ -28,6 +28,7 @@ from expert_gui.core.store.storage import (
     save_checkpoint,
     save_model,
 )
+from expert_gui.core.train import trainer
 
 FAST = ["--dim", "8", "--batch-size", "16", "--epochs", "2", "--checkpoint-every", "5",
         "--threads", "1"]
@@ -149,7 +150,9 @@ def test_a_full_disk_at_a_checkpoint_keeps_the_one_before(tmp_path, monkeypatch)
 def test_train_on_a_full_disk_exits_2_and_resumes_from_the_checkpoint_before(
         tmp_path, monkeypatch, capsys):
     out = tmp_path / "m"
-    # the second checkpoint of the run (step 6, the first epoch's end) finds the disk full
+    # the second checkpoint of the run (step 6, the first epoch's end, one step after the first:
+    # taken whatever the time between them) finds the disk full
+    monkeypatch.setattr(trainer, "EPOCH_CHECKPOINT_RATIO", 0)
     full_disk_at(monkeypatch, {"state.json"}, after=1)
     assert main(["train", str(FOLDER), "--out", str(out), *FAST]) == 2
     err = capsys.readouterr().err

@@ -198,6 +198,29 @@ def test_a_run_shorter_than_checkpoint_every_still_checkpoints_each_epoch(collec
     assert resumed.history == whole.history
 
 
+@pytest.mark.parametrize("ratio, epoch_ends", [(0, [1, 2, 3, 4]), (1e9, [1])])
+def test_an_epochs_end_checkpoints_unless_it_took_a_fraction_of_a_checkpoints_time(
+        collection, tmp_path, monkeypatch, ratio, epoch_ends):
+    """The first epoch's end always checkpoints (which times a checkpoint); a later one only
+    when the training since the last checkpoint took EPOCH_CHECKPOINT_RATIO times that
+    checkpoint's time (on a GPU an epoch of DPDK takes half a checkpoint's). The end of the run
+    always saves, and the model is the same either way."""
+    from expert_gui.core.train import trainer
+
+    saved = []
+    write = trainer._save_checkpoint
+    monkeypatch.setattr(trainer, "_save_checkpoint",
+                        lambda folder, net, opt, run, *a: saved.append(run.epoch)
+                        or write(folder, net, opt, run, *a))
+    monkeypatch.setattr(trainer, "EPOCH_CHECKPOINT_RATIO", ratio)
+    settings = TrainSettings(**{**FAST.to_dict(), "epochs": 5, "checkpoint_every": 10_000})
+    model = train(collection, settings, out_dir=tmp_path)
+    assert saved == [*epoch_ends, 5]
+    reference = train(collection, settings)
+    np.testing.assert_array_equal(model.word_embeddings, reference.word_embeddings)
+
+
+
 def test_stop_flag_ends_the_run_with_a_checkpoint_and_pause_waits(collection, tmp_path):
     calls = {"pause": 0}
 

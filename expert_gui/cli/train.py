@@ -52,8 +52,9 @@ def register(sub):
         "validation_fraction": f"share of instances held out (default {d.validation_fraction})",
         "patience": f"epochs without improvement before early stopping (default {d.patience})",
         "seed": f"random seed (default {d.seed})",
-        "checkpoint_every": f"steps between checkpoints, also taken at epoch ends; 0: only at "
-                            f"the end (default {d.checkpoint_every})",
+        "checkpoint_every": f"steps between checkpoints, also taken at epoch ends that took "
+                            f"over ten checkpoints' time; 0: only at the end (default "
+                            f"{d.checkpoint_every})",
         "checkpoint_minutes": f"also checkpoint after this many minutes of training since the "
                               f"last one; 0: never by time (default {d.checkpoint_minutes:g})",
         "threads": "CPU threads for torch (default: torch's choice)",

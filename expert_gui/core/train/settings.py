@@ -112,7 +112,8 @@ RANGES: dict[str, Range] = {
 class TrainSettings:
     """Section 4.4's settings, and ours. `learning_rate` 0 means the optimiser's own default
     (1.0 for Adadelta, 0.001 for Adam). `checkpoint_every` counts steps; epoch ends checkpoint
-    too (0: only at the end), and so does every `checkpoint_minutes` of training (an epoch of a
+    too unless the epoch took under ten checkpoints' time (0: only at the end; trainer.py's
+    EPOCH_CHECKPOINT_RATIO), and so does every `checkpoint_minutes` of training (an epoch of a
     large collection takes hours).
     `epochs` is 5, from the DPDK dev topics (benchmarks/epochs_dpdk.py): MAP rose from 0.41
     after one epoch (the paper's setting) to 0.51 after five, then stayed at 0.48-0.50 while the

@@ -51,6 +51,12 @@ from expert_gui.core.train.step import DeviceInstances, make_stepper
 READ_EVERY_S = {"cpu": 0.0, "cuda": 0.1, "mps": 0.1}
 # Under torchrun every process must read at the same steps: every this many, off the CPU.
 READ_EVERY_STEPS = 50
+# An epoch's end checkpoints unless the training since the last checkpoint took less than this
+# many times as long as writing that checkpoint did: on an H200 DPDK's epochs take 0.15 s and
+# each of their checkpoints 0.3-0.45 s (docs/results/gpu.md), so checkpointing every one of them
+# nearly tripled the steps' time to protect less work than it cost; on a CPU an epoch of DPDK
+# takes minutes, and every one still checkpoints.
+EPOCH_CHECKPOINT_RATIO = 10
 
 
 @dataclass
@@ -119,8 +125,9 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
           finish: Callable[[LogLinearModel], LogLinearModel] | None = None) -> LogLinearModel:
     """Train the log-linear model on a collection and return it (saved to out_dir when given).
 
-    Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps and at every epoch's end
-    (neither when it is 0), after `checkpoint_minutes` of training since the last one (not
+    Checkpoints go to out_dir/checkpoint every `checkpoint_every` steps and at an epoch's end
+    (neither when it is 0; an epoch's end not when it took a fraction of what a checkpoint does:
+    EPOCH_CHECKPOINT_RATIO), after `checkpoint_minutes` of training since the last one (not
     under torchrun), when stopped, and at the end; `resume` continues from it.
     `word_vectors` (embeddings.load_word_vectors) may be passed when already loaded; otherwise
     settings.embeddings is read here. Under torchrun each process trains on its share of every
@@ -172,12 +179,20 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
     total_steps = run.steps_per_epoch * settings.epochs
     meter = _Meter(run.step)
     saved_at = time.monotonic()  # of the last checkpoint, less the time spent paused since
+    writing = None  # seconds the last checkpoint took (None: none yet)
 
     def save() -> None:
-        nonlocal saved_at
+        nonlocal saved_at, writing
         if checkpoint is not None and dist.is_main:
+            began = time.monotonic()
             _save_checkpoint(checkpoint, net, optimizer, run, settings, collection)
+            writing = time.monotonic() - began
         saved_at = time.monotonic()
+
+    def epoch_end_due() -> bool:
+        # the first epoch's end always (that measures a checkpoint); later ones unless the
+        # training since the last checkpoint took less than EPOCH_CHECKPOINT_RATIO times it
+        return writing is None or time.monotonic() - saved_at >= EPOCH_CHECKPOINT_RATIO * writing
 
     stopped = False
     while run.epoch < settings.epochs and not stopped:
@@ -219,7 +234,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
                                  device, loss_is_new=False, path=stepper.path))
         if settings.early_stopping and run.bad_epochs >= settings.patience:
             break
-        if settings.checkpoint_every and run.epoch < settings.epochs:
+        if settings.checkpoint_every and run.epoch < settings.epochs and epoch_end_due():
             save()  # a small collection may never reach checkpoint_every steps before a kill
     save()
     model = _to_model(net, run, settings, collection, word_vectors, stopped,

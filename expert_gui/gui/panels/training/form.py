@@ -67,8 +67,9 @@ TOOLTIPS = {
     "cuda_graphs": "On an NVIDIA GPU, replay each training step from one captured CUDA graph: "
                    "one launch instead of about 125, about 4x faster at the paper's batch of "
                    "1,024. Falls back to ordinary steps by itself where it cannot be used.",
-    "checkpoint_every": "Save a checkpoint every this many steps and at every epoch's end "
-                        "(0: only at the end). Stopping always keeps the last one.",
+    "checkpoint_every": "Save a checkpoint every this many steps and at an epoch's end, "
+                        "unless the epoch took less than ten checkpoints' time (0: only at the "
+                        "end). Stopping always keeps the last one.",
     "checkpoint_minutes": "Also save a checkpoint after this many minutes of training since the "
                           "last one (0: never by time), so a crash loses at most that much.",
     "candidate_chunk": "Candidates per chunk of the softmax over people (bounds memory).",
