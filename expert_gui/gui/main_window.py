@@ -110,10 +110,12 @@ class ShortcutsEverywhere(QObject):
 
 
 def compute_device_text() -> str:
-    """The GPU's name, or the CPU and its thread count. It imports torch (seconds): the window
-    runs it in the background."""
+    """The GPU's name, or the CPU and its thread count. It imports torch, and what torch imports
+    when a process makes its first optimiser (torch._dynamo: about a second, which the first
+    Train click of a session waited for): seconds, which the window spends in the background."""
     import torch
 
+    torch.optim.Adadelta([torch.zeros(1, requires_grad=True)])
     if torch.cuda.is_available():
         return f"GPU: {torch.cuda.get_device_name(0)}"
     return f"CPU: {torch.get_num_threads()} threads"

@@ -190,3 +190,19 @@ def test_the_log_file_is_in_the_users_log_folder(tmp_path):
                         and getattr(h, "baseFilename", "") == str(path)]:
             root.removeHandler(handler)
             handler.close()
+
+
+def test_the_windows_start_up_work_leaves_the_first_optimiser_nothing_to_import():
+    """A process's first torch optimiser imports torch._dynamo (about a second, which the first
+    Train click of a session waited for); the window's background start-up (the device text)
+    pays it instead. In a fresh process, as the app starts."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from expert_gui.gui.main_window import compute_device_text; "
+            "assert 'torch._dynamo' not in sys.modules; text = compute_device_text(); "
+            "print(text, 'torch._dynamo' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] in ("CPU:", "GPU:") and done.stdout.split()[-1] == "True"
