@@ -54,8 +54,8 @@ READ_EVERY_STEPS = 50
 # An epoch's end checkpoints unless the training since the last checkpoint took less than this
 # many times as long as writing that checkpoint did: on an H200 DPDK's epochs take 0.15 s and
 # each of their checkpoints 0.3-0.45 s (docs/results/gpu.md), so checkpointing every one of them
-# nearly tripled the steps' time to protect less work than it cost; on a CPU an epoch of DPDK
-# takes minutes, and every one still checkpoints.
+# nearly tripled the steps' time to protect less work than it cost; on a two-core CPU an epoch
+# of DPDK takes about 25 s, and every one still checkpoints.
 EPOCH_CHECKPOINT_RATIO = 10
 
 
