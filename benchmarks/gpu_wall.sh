@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 28's GPU figures in one run: what a user who clicks Train waits for on a GPU machine.
-#  1. the tests of the rankers' torch path on the GPU (the training step's and progress's last);
+#  1. the tests of the rankers' torch path on the GPU (the training step's and progress's last),
+#     then benchmarks/first_run_timeline.py;
 #  2. `expert-gui train DPDK` with defaults, twice (the first builds the collection's cache),
 #     then with a checkpoint at the end only, then without the second run on every document;
 #  3. DPDK copied 20 times (904,100 documents): the first load, then `train --epochs 1` with the
@@ -27,7 +28,13 @@ while [ $# -gt 0 ]; do
     esac
 done
 mkdir -p "$WORK"
-export EXPERT_GUI_HOME=${EXPERT_GUI_HOME:-$WORK/home} PYTHONUNBUFFERED=1
+# A machine whose packages hold no bytecode (the H200s: every process compiled 1,819 files again,
+# 6.7 s) would time that, which no user's install does: bytecode is cached under WORK, and
+# written even where PYTHONDONTWRITEBYTECODE is set (as on this project's machines).
+env | grep '^PYTHON' || true
+unset PYTHONDONTWRITEBYTECODE
+export EXPERT_GUI_HOME=${EXPERT_GUI_HOME:-$WORK/home} PYTHONUNBUFFERED=1 \
+    PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-$WORK/pycache}
 
 timed() {  # timed LABEL COMMAND...: runs it, the end of its output (progress lines as lines)
     local label=$1 start end rc=0
@@ -47,6 +54,10 @@ if [ "$TESTS" = 1 ]; then  # the rankers' torch path first: calibration in `trai
         -p no:cacheprovider -rs tests/test_rank_batch.py tests/test_calibration.py \
         tests/test_rankers_sharing.py -k "device or $DEVICE"
 fi
+# what a process's first run adds before its steps, against the same run again; the first
+# process fills the bytecode cache (and the collection's), so it is run once before, untimed
+"$PY" benchmarks/first_run_timeline.py "$DATA" --device "$DEVICE" > /dev/null 2>&1 || true
+timed "first run's timeline" "$PY" benchmarks/first_run_timeline.py "$DATA" --device "$DEVICE"
 for run in first second; do
     timed "train DPDK ($run run, defaults)" "$PY" -m expert_gui train "$DATA" \
         --device "$DEVICE" --out "$WORK/dpdk-$run"
