@@ -60,8 +60,11 @@ left out of them):
   SIGNATURE_SHARE of the training documents), its people relevant: the topic as an outsider
   would write it, without the phrasing the log-linear model can memorise.
 
-Rules (the weights of auto's z-score fusion over the three members): `current` is the model's own
-calibration (core/evaluation/fusion_choice.py on `documents`); `gated:P` that same rule on
+Rules (the weights of auto's z-score fusion over the three members): `auto` is what the app
+ranks with, the model's own calibration (core/evaluation/fusion_choice.py on `documents`): its
+short-topic weights (`current-short`) for queries of at most SHORT_WORDS words and its
+whole-document weights (`current`) for longer ones (a model calibrated before short topics had
+weights of their own: `current` for every query); `gated:P` that same rule on
 pseudo-set P; `best-fixed:P` the best on P of five fixed fusions (each member alone, the log-
 linear model and Model 2 (jm) with equal weights, all three with equal weights); a pseudo-set
 of fewer than 10 queries leaves the model's own weights; `short A / long B` chooses per query:
@@ -97,12 +100,13 @@ from expert_gui.core.evaluation.heldout import (
 from expert_gui.core.evaluation.qrels import read_qrels
 from expert_gui.core.rankers.fusion import average_precisions, simplex_grid, zscores
 from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.query_type import LONG_QUERY_WORDS
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.store.storage import load_model
 from expert_gui.core.train.settings import TrainSettings, suggested_settings
 
 SINGLE = (*MEMBERS, "ensemble")  # the single methods auto is compared with
-SHORT_WORDS = 12  # a query of at most this many words is a short topic (by-type rules)
+SHORT_WORDS = LONG_QUERY_WORDS  # a query of at most this many words is a short topic
 TOP_COMBINATIONS = 15  # of the short/long rules, the best this many are printed (all in --json)
 SHORT_RULES = ("current", "gated:first-words", "gated:salient", "best-fixed:salient", "pair",
                "loglinear")
@@ -537,8 +541,10 @@ def main() -> int:
                 n: sheet(index, q, scores_for(model, index, q.queries, MEMBERS,
                                               folder / f"scores-pseudo-{n}.npz"))
                 for n, q in pseudo.items()}
-            current = np.asarray(model.calibration["fusion"]["weights"])
+            fusion = model.calibration["fusion"]
+            current = np.asarray(fusion["weights"])
             weights = {"current": current,
+                       "current-short": np.asarray(fusion.get("short_topics", fusion)["weights"]),
                        **{k: np.asarray(v, dtype=float) for k, v in FIXED.items()},
                        **rule_weights(pseudo_sheets, seed, current)}
             pseudo_maps = {n: {m: float(s.single[m].mean()) for m in MEMBERS}
@@ -550,6 +556,8 @@ def main() -> int:
                 rules = {r: float(s.fused_ap(w).mean()) for r, w in weights.items()}
                 short = np.asarray(s.words) <= SHORT_WORDS
                 fused = {r: s.fused_ap(w) for r, w in weights.items()}
+                rules["auto"] = float(np.where(short, fused["current-short"],
+                                               fused["current"]).mean())
                 for a in (r for r in SHORT_RULES if r in weights):
                     for b in (r for r in LONG_RULES if r in weights):
                         rules[f"short {a} / long {b}"] = float(np.where(
@@ -565,7 +573,7 @@ def main() -> int:
                 print(f"{name} seed {seed} ({len(s.z)} queries, "
                       f"{time.perf_counter() - started:.0f} s): " +
                       ", ".join(f"{m} {v:.3f}" for m, v in maps.items()) +
-                      f"; auto (current) {rules['current']:.3f}", flush=True)
+                      f"; auto {rules['auto']:.3f}", flush=True)
     report(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
@@ -577,9 +585,9 @@ def report(rows: list[dict]) -> None:
           "| best single | auto - best |\n|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         m, best = r["maps"], r["maps"][r["best"]]
-        print(f"| {r['set']} | {r['seed']} | {r['queries']} | {r['rules']['current']:.3f} | "
+        print(f"| {r['set']} | {r['seed']} | {r['queries']} | {r['rules']['auto']:.3f} | "
               f"{m['loglinear']:.3f} | {m['model2-jm']:.3f} | {m['model1-d']:.3f} | "
-              f"{m['ensemble']:.3f} | {r['best']} | {r['rules']['current'] - best:+.3f} |")
+              f"{m['ensemble']:.3f} | {r['best']} | {r['rules']['auto'] - best:+.3f} |")
     rules = sorted({r for row in rows for r in row["rules"]})
     print("\n| rule | worst vs best single | mean vs best single | sets within .01 |\n"
           "|---|---|---|---|")

@@ -22,6 +22,7 @@ from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
 from expert_gui.core.rankers.fusion import describe_auto
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.rankers.query_type import short_topic, words_in
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.store.storage import load_model
 from expert_gui.core.train.settings import TrainSettings
@@ -68,6 +69,12 @@ def test_calibration_is_saved_with_its_decision_and_every_methods_measures(split
     assert fusion["label"] == describe_auto(fusion, len(split.doc_ids))
     measures = saved["measures"]
     assert list(measures) == [*METHODS, "chance"]  # chance: a random ranking's
+    # the fixture's held-out documents are all short topics: they choose for short topics too
+    assert all(short_topic(words_in(model.tokenizer, q)) for q in split.queries().values())
+    short = fusion["short_topics"]
+    assert short["short_share"] == 1.0
+    assert {k: short[k] for k in ("anchor", "weights", "decision", "cv", "label")} == \
+        {k: fusion[k] for k in ("anchor", "weights", "decision", "cv", "label")}
     if fusion["decision"] == "anchor":  # auto is its anchor, measured as the anchor was
         assert measures["auto"]["AP"] == pytest.approx(fusion["cv"]["anchor_map"])
     for method, per_topic in held_out_measures(model, split.collection, METHODS).items():

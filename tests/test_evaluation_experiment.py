@@ -267,7 +267,9 @@ def test_reused_model_must_rank_the_collections_people(experiment, tmp_path, cap
 
 
 def test_held_out_documents_are_measured_and_auto_is_calibrated(experiment):
-    _, out, result, _ = experiment
+    folder, out, result, _ = experiment
+    from expert_gui.core.data.loading import load_collection
+    from expert_gui.core.rankers.query_type import LONG_QUERY_WORDS
     from expert_gui.core.store.storage import load_model
 
     model = load_model(out / "model")
@@ -276,6 +278,11 @@ def test_held_out_documents_are_measured_and_auto_is_calibrated(experiment):
     assert n == 7  # at least 50 asked, at most a fifth of the 36 documents with people
     assert all(len(p.topics) == n for p in result.held_out.values())
     members = calibration["measures"]
+    # all short topics: they choose auto's weights for short topics as for whole documents
+    collection = load_collection(folder)
+    assert all(len(model.tokenizer.words(collection.text(collection.doc_ids.index(d))))
+               <= LONG_QUERY_WORDS for d in calibration["held_out"]["documents"])
+    assert calibration["fusion"]["short_topics"]["short_share"] == 1.0
     assert members["auto"]["AP"] >= max(members[m]["AP"] for m in ("loglinear", "model2-jm",
                                                                       "model1-d")) - 1e-12
     assert result.held_out["auto"].mean("AP") == pytest.approx(members["auto"]["AP"])

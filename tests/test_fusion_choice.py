@@ -175,6 +175,56 @@ def test_a_calibration_that_generalises_moves_the_anchor_by_n_over_n_plus_the_pr
                                       "calibrated on 300 held-out documents")
 
 
+def test_short_topics_start_from_the_log_linear_model_and_are_tested_against_it():
+    """The same bagged weights and out-of-fold AP; the anchor is the log-linear model even where
+    the held-out documents prefer the pair, and the test is against its AP."""
+    ap = held_out(300, 0.2)
+    record = choose_fusion(ap, GRID, MEMBERS, seed=0)
+    short = record["short_topics"]
+    assert record["anchor"] == "loglinear+model2-jm" and short["anchor"] == "loglinear"
+    assert short["decision"] == "calibrated" and short["anchor_weights"] == [1.0, 0.0, 0.0]
+    shrink = 300 / (300 + PRIOR_DOCUMENTS)
+    np.testing.assert_allclose(short["weights"], [1 - shrink, 0, shrink])
+    oof = out_of_fold(ap, np.random.default_rng([0, 2]))
+    assert short["cv"]["oof_map"] == record["cv"]["oof_map"] == pytest.approx(oof.mean())
+    assert short["cv"]["anchor_map"] == pytest.approx(ap[LL].mean())
+    assert short["cv"]["p"] == randomization_test(oof, ap[LL], n_permutations=10_000, seed=0,
+                                                  one_sided=True)
+    assert short["label"].startswith("Log-linear 0.40, Model 2 (jm) 0.00, Model 1 (d) 0.60 — "
+                                     "calibrated on 300 held-out documents")
+    assert "for Log-linear," in short["label"]
+
+
+@pytest.mark.parametrize("share, follows", [(0.5, False), (0.52, True), (1.0, True)])
+def test_held_out_documents_mostly_short_choose_for_short_topics_as_for_whole_documents(
+        share, follows):
+    """Where more than half the held-out documents are short topics, they are queries of that
+    type: a short topic ranks as they chose for whole documents; else from the log-linear
+    model."""
+    ap = held_out(50, 0.2)
+    short = np.arange(50) < round(share * 50)
+    record = choose_fusion(ap, GRID, MEMBERS, seed=0, short=short)
+    mine = record["short_topics"]
+    assert mine["short_share"] == pytest.approx(share)
+    assert (mine["anchor"] == record["anchor"] == "loglinear+model2-jm") is follows
+    assert (mine["weights"] == record["weights"] and mine["label"] == record["label"]) is follows
+    if not follows:
+        assert mine["anchor"] == "loglinear"
+    assert choose_fusion(ap, GRID, MEMBERS, seed=0)["short_topics"]["short_share"] == 0.0
+
+
+def test_short_topics_keep_the_log_linear_model_when_the_calibration_does_not_beat_it():
+    ap = held_out(50, 0.0)
+    ap[:, ::2] = ap[::-1, ::2]  # half the queries prefer the other end of the grid
+    ap[LL] = 0.6  # no grid point does better on the held-out documents
+    short = choose_fusion(ap, GRID, MEMBERS, seed=0)["short_topics"]
+    assert short["decision"] == "anchor" and short["weights"] == [1.0, 0.0, 0.0]
+    assert short["shrinkage"] == 0.0 and short["cv"]["p"] >= 0.05
+    assert short["label"].startswith("Log-linear — calibration inconclusive on 50 held-out")
+    few = choose_fusion(held_out(5, 0.0), GRID, MEMBERS, seed=0)["short_topics"]
+    assert few["weights"] == [1.0, 0.0, 0.0] and few["cv"]["p"] is None
+
+
 def test_an_inconclusive_calibration_is_the_anchor_and_says_so():
     ap = held_out(50, 0.0)
     ap[:, ::2] = ap[::-1, ::2]  # half the queries prefer the other end of the grid

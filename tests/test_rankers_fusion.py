@@ -10,6 +10,7 @@ from rankers_helpers import random_model, tiny_collection
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.fusion import (
     FusionRanker,
+    auto_label,
     average_precisions,
     describe_auto,
     simplex_grid,
@@ -89,14 +90,72 @@ def test_fused_scores_are_the_weighted_zscores(tiny):
     assert FusionRanker(members, weights).rank("zebra").no_known_words
 
 
+def test_short_topics_and_whole_documents_rank_with_their_own_weights(tiny):
+    """A query of at most twelve words (by the model's tokenizer) ranks with the short-topic
+    weights, a longer one with the others; one at a time and in a batch alike, each ranking
+    saying which."""
+    c, model = tiny
+    members = [make_ranker(m, model=model, collection=c) for m in MEMBERS]
+    fusion = FusionRanker(members, [0.2, 0.3, 0.5], label="whole", short_weights=[1, 0, 0],
+                          short_label="short", count_words=lambda q: len(q.split()))
+    short = "mempool cache dequeue"
+    long = " ".join(["ring buffer lockless mempool"] * 4)  # 16 words
+    assert fusion.rank(short).people.tolist() == members[0].rank(short).people.tolist()
+    assert fusion.rank(short).extra | {} == {"members": list(MEMBERS), "weights": [1, 0, 0],
+                                             "decision": "calibrated", "label": "short",
+                                             "query_type": "short topic"}
+    whole = FusionRanker(members, [0.2, 0.3, 0.5]).rank(long)
+    assert fusion.rank(long).people.tolist() == whole.people.tolist()
+    assert fusion.rank(long).extra["label"] == "whole"
+    assert fusion.rank(long).extra["query_type"] == "whole document"
+    for one, batched in zip([fusion.rank(q) for q in (short, long)],
+                            fusion.rank_batch([short, long]), strict=True):
+        np.testing.assert_allclose(batched.scores, one.scores, rtol=1e-12)
+        assert batched.people.tolist() == one.people.tolist() and batched.extra == one.extra
+    with pytest.raises(QueryError, match="count a query's words"):
+        FusionRanker(members, [0.2, 0.3, 0.5], short_weights=[1, 0, 0])
+
+
+def test_auto_of_a_calibrated_model_counts_words_with_the_model_tokenizer(tiny):
+    c, model = tiny
+    short = {"weights": [1.0, 0.0, 0.0], "label": "from the log-linear model"}
+    model.calibration = {"held_out": {"documents": ["a", "b"]},
+                         "fusion": {"members": list(MEMBERS), "weights": [0.5, 0.5, 0.0],
+                                    "label": "the pair", "short_topics": short}}
+    try:
+        ranker = make_ranker("auto", model=model, collection=c)
+        twelve = "Ring, buffer; " * 6  # twelve words, whatever the punctuation
+        assert ranker.rank(twelve).extra["label"] == "from the log-linear model"
+        assert ranker.rank(twelve + "mempool").extra["label"] == "the pair"
+        assert ranker.rank_batch([[1, 2, 3]])[0].extra["query_type"] == "short topic"
+    finally:
+        model.calibration = None
+
+
+def test_auto_label_names_each_query_types_weights_once():
+    fusion = {"members": list(MEMBERS), "weights": [0.5, 0.5, 0.0], "label": "the pair",
+              "short_topics": {"weights": [1.0, 0.0, 0.0], "label": "the log-linear model"}}
+    calibration = {"held_out": {"documents": ["a"]}, "fusion": fusion}
+    assert auto_label(calibration) == ("short topics: the log-linear model; whole documents: "
+                                       "the pair")
+    fusion["short_topics"] = {"weights": [0.5, 0.5, 0.0], "label": "the pair"}  # titles
+    assert auto_label(calibration) == "the pair"
+    del fusion["short_topics"]  # calibrated before short topics had weights of their own
+    assert auto_label(calibration) == "the pair"
+
+
 def test_auto_without_calibration_is_the_anchor_pair_and_says_so(tiny):
     c, model = tiny
     ranker = make_ranker("auto", model=model, collection=c)
     assert not ranker.calibrated and ranker.weights.tolist() == [0.5, 0.5, 0.0]
-    assert ranker.label == ("Log-linear + Model 2 (jm), equal weights — not calibrated (no "
-                            "held-out documents)")
+    assert ranker.short_weights.tolist() == [1.0, 0.0, 0.0]
+    assert ranker.label == ranker.short_label == (
+        "Log-linear for short topics, Log-linear + Model 2 (jm), equal weights for whole "
+        "documents — not calibrated (no held-out documents)")
     ranking = ranker.rank("mempool cache dequeue")
     assert ranking.extra["decision"] == "uncalibrated" and ranking.extra["label"] == ranker.label
+    assert ranking.extra["weights"] == [1.0, 0.0, 0.0]
+    assert ranking.extra["query_type"] == "short topic"
     model.calibration = {"held_out": {"documents": ["a", "b"]},
                          "fusion": {"members": list(MEMBERS), "weights": [0.2, 0.0, 0.8]}}
     try:  # a model calibrated before the current rule: its weights, said to be the earlier rule's

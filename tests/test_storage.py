@@ -402,6 +402,15 @@ def test_a_calibration_of_the_current_rule_round_trips_with_its_fits(saved, tmp_
     assert load_model(tmp_path / "current").calibration == saved_calibration
 
 
+def _short(**changed):
+    """A short-topic record (fusion_choice.py), with `changed` keys."""
+    return {"weights": [1.0, 0.0, 0.0], "short_share": 0.2, "decision": "anchor",
+            "label": "Log-linear",
+            "anchor": "loglinear", "anchor_weights": [1.0, 0.0, 0.0], "shrinkage": 0.0,
+            "cv": {"folds": 5, "repeats": 20, "permutations": 10, "anchor_map": 0.5,
+                   "oof_map": None, "p": None}} | changed
+
+
 def _without(key):
     return lambda c: (c["fusion"].update(decision="anchor", label="", rule="r",
                                          anchor="loglinear", anchor_weights=[1.0, 0.0, 0.0],
@@ -420,6 +429,11 @@ def _without(key):
     (lambda c: c["fusion"].__setitem__("weights", [0.5, 0.5]), "expected 3 numbers"),
     (lambda c: c["fusion"].__setitem__("weights", [1.5, -0.25, -0.25]), "at least 0"),
     (lambda c: c["fusion"].__setitem__("bagged_weights", [1.0]), "expected 3 numbers"),
+    (lambda c: c["fusion"].__setitem__("short_topics", {"weights": [1.0]}), "missing the key"),
+    (lambda c: c["fusion"].__setitem__("short_topics", _short(weights=[0.5, 0.5])),
+     "short_topics.weights: expected 3 numbers"),
+    (lambda c: c["fusion"].__setitem__("short_topics", _short(anchor="model1-d")),
+     "expected one of"),
     (lambda c: c["fusion"].__setitem__("members", ["loglinear", "bm25", "model1-d"]),
      "expected one of"),
     (lambda c: c["held_out"].__setitem__("documents", ["d1", "d1"]), "already at"),

@@ -7,6 +7,7 @@ from fixtures import one_paper_authors
 from fixtures.training import FOLDER
 
 from expert_gui.cli import main
+from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.store.storage import load_model
 
 
@@ -79,9 +80,15 @@ def test_heldout_command_ranks_every_method_on_the_held_out_documents(tmp_path, 
     assert lines[0] == "13 held-out documents as queries, their people as the answers:"
     maps = [float(line.split()[-2]) for line in lines[2:-1]]
     assert len(maps) == 10 and maps == sorted(maps, reverse=True)
+    assert lines[-1] == f"auto: {auto_label(calibration)}"
+    # the fixture's held-out documents are short notes: one set of weights for every query
+    assert calibration["fusion"]["short_topics"]["short_share"] > 0.5
     assert lines[-1] == f"auto: {calibration['fusion']['label']}"
-    assert data["auto"]["label"] == calibration["fusion"]["label"]
+    assert data["auto"]["label"] == auto_label(calibration)
     assert data["auto"]["decision"] == calibration["fusion"]["decision"]
+    assert data["auto"]["weights"] == calibration["fusion"]["weights"]
+    assert data["auto"]["short_topic_weights"] == \
+        calibration["fusion"]["short_topics"]["weights"]
     pool = tmp_path / "pool.txt"
     pool.write_text("ann\nbob\n", encoding="utf-8")
     assert main(["heldout", str(out), "--methods", "loglinear", "--json",

@@ -50,7 +50,9 @@ def run(args) -> int:
                           "candidates": None if people is None else len(people),
                           "auto": {"decision": fusion.get("decision", "earlier rule"),
                                    "label": auto_label(model.calibration), "members": fusion["members"],
-                                   "weights": fusion["weights"]},
+                                   "weights": fusion["weights"],
+                                   "short_topic_weights": fusion.get("short_topics", fusion)[
+                                       "weights"]},
                           "methods": means}, indent=2))
         return 0
     within = "" if people is None else f" (those with one of their people among the " \

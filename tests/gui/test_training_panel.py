@@ -11,6 +11,7 @@ from gui_helpers import GUI_COLLECTION, open_collection, set_training
 
 from expert_gui.core.durations import format_duration
 from expert_gui.core.evaluation.every_document import retrained
+from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.gui.panels.training.form import GUI_DEFAULTS
 from expert_gui.gui.panels.training.plot import SMOOTHING, LossPlot, Smoother
@@ -82,7 +83,7 @@ def test_train_saves_lists_and_reopens_the_model(qtbot, window):
     shown = panel.step_label.text(), panel.loss_label.text()
     # what the held-out documents decided for auto, as `expert-gui train` says it
     assert window.statusBar().currentMessage() == \
-        f"Training done; auto: {model.calibration['fusion']['label']}"
+        f"Training done; auto: {auto_label(model.calibration)}"
     assert panel.models_list.count() == 1
     folder = window.state.model_path
     assert (folder / "manifest.json").is_file()

@@ -8,7 +8,7 @@ epoch to keep.
 
     {"held_out": {fraction, minimum, maximum, seed, documents: [ids]},
      "fusion": {"members": [...], "weights": [...], "normalisation": "z-score", "decision",
-                "label", "anchor", "cv": {...}, ...},
+                "label", "anchor", "cv": {...}, "short_topics": {weights, label, ...}, ...},
      "measures": {method: {"AP": MAP, "RR": MRR}},   (over the held-out documents; the
                                                       method "chance": a random ranking's)
      "probability": {method: {"slope": a, "intercept": b, "queries": n}}}
@@ -54,6 +54,7 @@ from expert_gui.core.rankers.batch import (
 )
 from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.fusion import FusionRanker, average_precisions, simplex_grid
+from expert_gui.core.rankers.query_type import short_topic, words_in
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.train.settings import TrainSettings
 
@@ -278,13 +279,15 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
         step(len(part))
     doing("choosing auto's weights")
     grid = simplex_grid(len(MEMBERS))
+    short = np.array([short_topic(words_in(model.tokenizer, t)) for t in texts], dtype=bool)
     choice = choose_fusion(grid_average_precisions(grid, zs.transpose(1, 0, 2),
                                                    relevant[id(person_ids)]),
-                           grid, MEMBERS, split.settings.seed)
+                           grid, MEMBERS, split.settings.seed, short=short)
     doing("measuring auto's members, auto and the ensemble")
     for k, method in enumerate(MEMBERS):
         measure(method, person_ids, zs[k], known[k])
-    auto = (np.asarray(choice["weights"]) @ zs.reshape(len(MEMBERS), -1)).reshape(n, n_people)
+    weights = np.where(short[:, None], choice["short_topics"]["weights"], choice["weights"])
+    auto = np.einsum("qm,mqc->qc", weights, zs)  # each document ranked as its type is
     measure("auto", person_ids, auto, zs.any(axis=(0, 2)))
     measure("ensemble", ensemble.person_ids, fused, fused_knows)
     del zs, auto, fused

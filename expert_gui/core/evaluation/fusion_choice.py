@@ -19,6 +19,17 @@ departs from the anchor only as far as the calibration is shown to generalise:
    counting as PRIOR_DOCUMENTS documents; otherwise the anchor, and `auto` says that the
    calibration was inconclusive.
 
+Held-out documents are the collection's own documents ("who wrote this?"). Where most of them are
+whole documents (more than query_type.LONG_QUERY_WORDS words), their choice of anchor (an untested
+comparison of two means) is evidence about whole documents only, and a short topic starts from
+SHORT_TOPIC_ANCHOR, the paper's model, leaving it by steps 4-5 alone (the same bagged weights
+and out-of-fold AP, tested against that anchor): the `short_topics` record. On every shared set
+of short topics the log-linear model alone was within 0.01 of the best method and the pair was
+not (AMiner's areas; docs/results/auto-generalises.md). Where most held-out documents are short
+themselves (a collection of titles), they are queries of that type, and a short topic ranks as
+they chose, like a whole document: on exports of titles the log-linear model's start cost
+`auto` 0.1-0.2 of held-out MAP (docs/results/realfiles-training.md).
+
 Every draw comes from the held-out sample's seed, so one model always calibrates the same way.
 """
 
@@ -34,8 +45,9 @@ from expert_gui.core.rankers.fusion import (
     anchor_weights,
     describe_auto,
 )
+from expert_gui.core.rankers.query_type import SHORT_MAJORITY
 
-RULE = "anchor-gated-shrinkage/1"
+RULE = "anchor-gated-shrinkage/2"  # /2: a short-topic record beside the whole-document one
 BOOTSTRAPS = 200
 CV_FOLDS = 5
 CV_REPEATS = 20
@@ -43,6 +55,7 @@ PERMUTATIONS = 10_000
 ALPHA = 0.05
 PRIOR_DOCUMENTS = 200
 MIN_DOCUMENTS = 10  # fewer held-out queries than this: no test, the anchor
+SHORT_TOPIC_ANCHOR = "loglinear"
 
 
 def grid_average_precisions(grid: np.ndarray, member_z: Sequence[np.ndarray],
@@ -115,34 +128,53 @@ def out_of_fold(ap: np.ndarray, rng: np.random.Generator, folds: int = CV_FOLDS,
     return out.mean(axis=0)
 
 
-def choose_fusion(ap: np.ndarray, grid: np.ndarray, members: Sequence[str], seed: int) -> dict:
+def choose_fusion(ap: np.ndarray, grid: np.ndarray, members: Sequence[str], seed: int,
+                  short: Sequence[bool] | None = None) -> dict:
     """The `fusion` record of a model's calibration (manifest key `calibration.fusion`): the
-    weights of `auto`, the decision, and the evidence behind it."""
+    weights of `auto` for whole documents, the decision, and the evidence behind it; and under
+    `short_topics` the same for short topics: from SHORT_TOPIC_ANCHOR, or, where more than
+    SHORT_MAJORITY of the held-out documents are short topics themselves (`short`, one flag per
+    query; none without it), as for whole documents."""
     n = ap.shape[1]
+    short_share = float(np.mean(short)) if short is not None and n else 0.0
     anchors = {name: anchor_weights(name, members) for name in ANCHORS}
     rows = {name: _grid_row(grid, w) for name, w in anchors.items()}
     held = {name: float(ap[row].mean()) if n else 0.0 for name, row in rows.items()}
     anchor = "loglinear" if held["loglinear"] > held["loglinear+model2-jm"] else \
         "loglinear+model2-jm"
     record = {"members": list(members), "normalisation": "z-score", "rule": RULE,
-              "anchor": anchor, "anchor_weights": anchors[anchor].tolist(),
-              "prior_documents": PRIOR_DOCUMENTS, "shrinkage": 0.0}
-    cv = {"folds": CV_FOLDS, "repeats": CV_REPEATS, "permutations": PERMUTATIONS,
-          "anchor_map": held[anchor], "oof_map": None, "p": None}
-    weights, decision = anchors[anchor], "anchor"
+              "prior_documents": PRIOR_DOCUMENTS}
+    bagged = oof = None
     if n >= MIN_DOCUMENTS:
         bagged, spread = bagged_weights(ap, grid, np.random.default_rng([seed, 1]))
         oof = out_of_fold(ap, np.random.default_rng([seed, 2]))
-        p = randomization_test(oof, ap[rows[anchor]], n_permutations=PERMUTATIONS,
-                               seed=seed, one_sided=True)
         record |= {"bagged_weights": bagged.tolist(), "bootstrap_sd": spread.tolist()}
-        cv |= {"oof_map": float(oof.mean()), "p": p}
-        if p < ALPHA:
-            shrinkage = n / (n + PRIOR_DOCUMENTS)
-            weights = anchors[anchor] + shrinkage * (bagged - anchors[anchor])
-            decision, record["shrinkage"] = "calibrated", shrinkage
-    record |= {"weights": [float(w) for w in weights], "decision": decision, "cv": cv}
-    record["label"] = describe_auto(record, n)
+
+    def decided(name: str) -> dict:
+        """The weights from anchor `name`: moved toward the bagged weights if the out-of-fold
+        AP beats the anchor's (one-sided paired test), else the anchor."""
+        chosen = {"anchor": name, "anchor_weights": anchors[name].tolist(), "shrinkage": 0.0}
+        cv = {"folds": CV_FOLDS, "repeats": CV_REPEATS, "permutations": PERMUTATIONS,
+              "anchor_map": held[name], "oof_map": None, "p": None}
+        weights, decision = anchors[name], "anchor"
+        if oof is not None:
+            p = randomization_test(oof, ap[rows[name]], n_permutations=PERMUTATIONS,
+                                   seed=seed, one_sided=True)
+            cv |= {"oof_map": float(oof.mean()), "p": p}
+            if p < ALPHA:
+                shrinkage = n / (n + PRIOR_DOCUMENTS)
+                weights = anchors[name] + shrinkage * (bagged - anchors[name])
+                decision, chosen["shrinkage"] = "calibrated", shrinkage
+        chosen |= {"weights": [float(w) for w in weights], "decision": decision, "cv": cv}
+        chosen["label"] = describe_auto({**record, **chosen}, n)
+        return chosen
+
+    record |= decided(anchor)
+    record["short_topics"] = {
+        **(decided(SHORT_TOPIC_ANCHOR) if short_share <= SHORT_MAJORITY else
+           {**{k: record[k] for k in ("anchor", "anchor_weights", "shrinkage", "weights",
+                                      "decision", "label")}, "cv": dict(record["cv"])}),
+        "short_share": short_share}
     return record
 
 

@@ -11,13 +11,14 @@ that keeps each member's order) and added with weights w >= 0, sum w = 1:
 
 The weights start from an anchor (ANCHORS: the log-linear model alone, or it and Model 2 (jm)
 with equal weights) and move toward the held-out documents' choice only as far as those
-documents show it generalises; every `auto` ranking says which, in words (`describe_auto`). A
-member that knows none of a query's words has no say on that query.
+documents show it generalises; a short topic has weights of its own, from the log-linear model's
+anchor (fusion_choice.py says why). Every `auto` ranking says which weights ranked it, in words
+(`describe_auto`). A member that knows none of a query's words has no say on that query.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import product
 
 import numpy as np
@@ -32,11 +33,14 @@ from expert_gui.core.rankers.common import (
     ranked,
 )
 from expert_gui.core.rankers.names import METHOD_LABELS
+from expert_gui.core.rankers.query_type import query_type, short_topic
 from expert_gui.core.rankers.ranking import Ranker, Ranking
 from expert_gui.core.store.manifest import ANCHORS
 
 GRID_STEPS = 20
-UNCALIBRATED = "loglinear+model2-jm"  # the anchor of a model trained without held-out documents
+# The anchors of a model trained without held-out documents: whole documents, short topics.
+UNCALIBRATED = "loglinear+model2-jm"
+UNCALIBRATED_SHORT = "loglinear"
 
 
 def anchor_weights(anchor: str, members: Sequence[str]) -> np.ndarray:
@@ -45,26 +49,49 @@ def anchor_weights(anchor: str, members: Sequence[str]) -> np.ndarray:
 
 
 class FusionRanker(BatchRanker):
-    """Weighted sum of the members' per-query z-scores. `decision` says how the weights were
-    chosen ("anchor", "calibrated", "uncalibrated", or "earlier rule" for models calibrated
-    before issue 21) and `label` says it in words, with the evidence."""
+    """Weighted sum of the members' per-query z-scores: `weights` for whole documents and, where
+    given, `short_weights` for short topics (query_type.short_topic of `count_words`).
+    `decision` says how the weights were chosen ("anchor", "calibrated", "uncalibrated", or
+    "earlier rule" for models calibrated before issue 21) and each label says it in words, with
+    the evidence."""
 
     name = "auto"
 
     def __init__(self, rankers: Sequence[Ranker], weights: Sequence[float],
-                 decision: str = "calibrated", label: str = ""):
-        if len(rankers) != len(weights) or not rankers:
+                 decision: str = "calibrated", label: str = "",
+                 short_weights: Sequence[float] | None = None, short_label: str = "",
+                 count_words: Callable[[Query], int] | None = None):
+        if len(rankers) != len(weights) or not rankers or (
+                short_weights is not None and len(short_weights) != len(rankers)):
             raise QueryError("a fusion needs one weight per member")
+        if short_weights is not None and count_words is None:
+            raise QueryError("weights for short topics need a way to count a query's words")
         self.rankers = list(rankers)
+        names = [r.name for r in self.rankers]
         self.weights = np.asarray(weights, dtype=np.float64)
         self.decision = decision
-        self.label = label or weights_text([r.name for r in self.rankers], self.weights)
+        self.label = label or weights_text(names, self.weights)
+        self.short_weights = None if short_weights is None else \
+            np.asarray(short_weights, dtype=np.float64)
+        self.short_label = short_label or (
+            "" if short_weights is None else weights_text(names, self.short_weights))
+        self.count_words = count_words
         self.person_ids, self._maps = member_maps(self.rankers)
 
     @property
     def calibrated(self) -> bool:
         """Whether held-out documents chose the weights (also when they chose an anchor)."""
         return self.decision != "uncalibrated"
+
+    def weights_for(self, query: Query) -> tuple[np.ndarray, dict]:
+        """The weights that rank `query`, and what its ranking says of them."""
+        if self.short_weights is None:
+            return self.weights, self.explained(self.weights, self.label)
+        n = self.count_words(query)
+        short = short_topic(n)
+        weights = self.short_weights if short else self.weights
+        return weights, self.explained(weights, self.short_label if short else self.label,
+                                       query_type(n))
 
     def member_scores(self, query: str) -> tuple[list[Ranking], np.ndarray]:
         """Every member's ranking, and its z-scores per person (a row of zeros when the member
@@ -82,17 +109,20 @@ class FusionRanker(BatchRanker):
         known, unknown = merged_words([(r.known_words, r.unknown_words) for r in rankings])
         if not known:
             return no_known_words(query, self.name, self.person_ids, unknown)
-        return ranked(query, self.name, self.person_ids, self.weights @ z, known, unknown, depth,
-                      extra=self.explained())
+        weights, extra = self.weights_for(query)
+        return ranked(query, self.name, self.person_ids, weights @ z, known, unknown, depth,
+                      extra=extra)
 
     @property
     def batch_width(self) -> int:
         return sum(r.batch_width for r in self.rankers) + len(self.rankers) * len(self.person_ids)
 
-    def explained(self) -> dict:
-        """What every `auto` ranking says of its members, weights and decision."""
-        return {"members": [r.name for r in self.rankers], "weights": self.weights.tolist(),
-                "decision": self.decision, "label": self.label}
+    def explained(self, weights: np.ndarray, label: str, kind: str | None = None) -> dict:
+        """What an `auto` ranking says of its members, weights, decision and, where the query's
+        type chose the weights, that type."""
+        return {"members": [r.name for r in self.rankers], "weights": weights.tolist(),
+                "decision": self.decision, "label": label} | (
+            {"query_type": kind} if kind else {})
 
     def member_batch(self, queries: Sequence[Query]) -> tuple[list[Scores], np.ndarray]:
         """`member_scores` of a block: every member's `Scores`, and the z-scores members x
@@ -107,9 +137,11 @@ class FusionRanker(BatchRanker):
     def score_batch(self, queries: Sequence[Query]) -> Scores:
         members, z = self.member_batch(queries)
         known, unknown = merged_batch(members)
+        chosen = [self.weights_for(q) for q in queries]
+        weights = np.array([w for w, _ in chosen]).reshape(len(queries), len(self.rankers))
         return Scores(self.name, self.person_ids, members[0].texts,
-                      np.einsum("m,mqc->qc", self.weights, z), known, unknown,
-                      extra=[self.explained()] * len(queries))
+                      np.einsum("qm,mqc->qc", weights, z), known, unknown,
+                      extra=[extra for _, extra in chosen])
 
 
 def weights_text(members: Sequence[str], weights: Sequence[float]) -> str:
@@ -131,7 +163,8 @@ def describe_auto(fusion: dict | None, n_documents: int, stopped: bool = False) 
     `stopped`: a partial model, whose training was stopped before its calibration."""
     if fusion is None:
         why = "training was stopped before it" if stopped else "no held-out documents"
-        return f"{anchor_text(UNCALIBRATED)} — not calibrated ({why})"
+        return (f"{anchor_text(UNCALIBRATED_SHORT)} for short topics, "
+                f"{anchor_text(UNCALIBRATED)} for whole documents — not calibrated ({why})")
     weights = weights_text(fusion["members"], fusion["weights"])
     decision = fusion.get("decision")
     if decision is None:  # a model calibrated before issue 21: the grid's best point
@@ -169,11 +202,16 @@ def zscores(scores: np.ndarray) -> np.ndarray:
 
 
 def auto_label(calibration: dict | None, stopped: bool = False) -> str:
-    """`describe_auto` of a model's calibration: the label it keeps, or one made from it."""
+    """`describe_auto` of a model's calibration (the labels it keeps, or ones made from it): of
+    each query type's weights where short topics have their own."""
     calibration = calibration or {}
     fusion = calibration.get("fusion")
     n = len(calibration.get("held_out", {}).get("documents", ()))
-    return (fusion or {}).get("label") or describe_auto(fusion, n, stopped)
+    label = (fusion or {}).get("label") or describe_auto(fusion, n, stopped)
+    short = (fusion or {}).get("short_topics")
+    if not short or short["label"] == label:  # one set of weights for every query
+        return label
+    return f"short topics: {short['label']}; whole documents: {label}"
 
 
 def simplex_grid(n_members: int, steps: int = GRID_STEPS) -> np.ndarray:

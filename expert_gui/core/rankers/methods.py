@@ -16,6 +16,7 @@ one collection share its documents x words matrices (rankers/common.py's `shared
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from expert_gui.core.data.derived import derived
@@ -127,27 +128,37 @@ def _make(method: str, model, collection, options: dict, arrays) -> Ranker:
 
 
 def _fusion(model, collection, options, arrays) -> FusionRanker:
-    """The members with the weights the model's calibration chose, and why; for a model trained
-    without held-out documents, the anchor of an uncalibrated `auto`."""
+    """The members with the weights the model's calibration chose for each query type, and why;
+    for a model trained without held-out documents, the anchors of an uncalibrated `auto`."""
     _require("auto", model=model, collection=collection)
     from expert_gui.core.rankers.fusion import (
         UNCALIBRATED,
+        UNCALIBRATED_SHORT,
         FusionRanker,
         anchor_weights,
-        auto_label,
+        describe_auto,
     )
+    from expert_gui.core.rankers.query_type import words_in
     from expert_gui.core.store.manifest import MEMBERS
 
     fusion = (model.calibration or {}).get("fusion")
+    stopped = bool(model.settings.get("stopped"))
     if fusion is None:
         members, weights = MEMBERS, anchor_weights(UNCALIBRATED, MEMBERS)
-        decision = "uncalibrated"
+        short = {"weights": anchor_weights(UNCALIBRATED_SHORT, MEMBERS)}
+        decision, label = "uncalibrated", describe_auto(None, 0, stopped)
+        short["label"] = label
     else:
         members, weights = fusion["members"], fusion["weights"]
         decision = fusion.get("decision", "earlier rule")
+        short = fusion.get("short_topics")
+        n = len(model.calibration.get("held_out", {}).get("documents", ()))
+        label = fusion.get("label") or describe_auto(fusion, n, stopped)
     rankers = [_build(m, model, collection, _options_for(m, options), arrays) for m in members]
-    return FusionRanker(rankers, weights, decision=decision,
-                        label=auto_label(model.calibration, bool(model.settings.get("stopped"))))
+    return FusionRanker(rankers, weights, decision=decision, label=label,
+                        short_weights=None if short is None else short["weights"],
+                        short_label="" if short is None else short["label"],
+                        count_words=partial(words_in, model.tokenizer))
 
 
 _OPTIONS = {"loglinear": {"aggregation"}, "tfidf": set(), "lsi": {"dims", "seed"}}

@@ -95,8 +95,12 @@ _FUSION_CHOICE: dict[str, Check] = {
     "cv": obj({"folds": integer(1), "repeats": integer(1), "permutations": integer(1),
                "anchor_map": number, "oof_map": optional(number), "p": optional(number)}),
 }
+# auto's weights for short topics (rule /2), and the share of held-out documents that are short.
+_SHORT_TOPICS = obj({"weights": _WEIGHTS, "short_share": number,
+                     **{k: _FUSION_CHOICE[k] for k in ("decision", "label", "anchor",
+                                                       "anchor_weights", "shrinkage", "cv")}})
 _FUSION_OPTIONAL: dict[str, Check] = {**_FUSION_CHOICE, "bagged_weights": _WEIGHTS,
-                                      "bootstrap_sd": _WEIGHTS}
+                                      "bootstrap_sd": _WEIGHTS, "short_topics": _SHORT_TOPICS}
 
 
 def _calibration(value, where: str) -> None:
@@ -116,11 +120,13 @@ def _calibration(value, where: str) -> None:
         {"probability": probability, "retrained": retrained})(value, where)
     fusion = value["fusion"]
     members = fusion["members"]
-    for key in ("weights", "anchor_weights", "bagged_weights", "bootstrap_sd"):
-        values = fusion.get(key, [0.0] * len(members))
-        if len(values) != len(members) or min(values) < 0:
-            raise SchemaError(f"{where}.fusion.{key}", f"expected {len(members)} numbers of "
-                                                       f"at least 0, found {values}")
+    short = fusion.get("short_topics", {})
+    for name, values in [*((k, fusion.get(k)) for k in (
+            "weights", "anchor_weights", "bagged_weights", "bootstrap_sd")),
+            *((f"short_topics.{k}", short.get(k)) for k in ("weights", "anchor_weights"))]:
+        if values is not None and (len(values) != len(members) or min(values) < 0):
+            raise SchemaError(f"{where}.fusion.{name}", f"expected {len(members)} numbers of "
+                                                        f"at least 0, found {values}")
     chosen = set(_FUSION_CHOICE) & set(fusion)
     if chosen and chosen != set(_FUSION_CHOICE):
         missing = ", ".join(sorted(set(_FUSION_CHOICE) - chosen))
