@@ -170,10 +170,13 @@ def choose_fusion(ap: np.ndarray, grid: np.ndarray, members: Sequence[str], seed
         return chosen
 
     record |= decided(anchor)
+    # the whole documents' choice serves short topics too where it is the one they would make
+    # (the same anchor: the same test) or where the held-out documents are mostly short
+    same = anchor == SHORT_TOPIC_ANCHOR or short_share > SHORT_MAJORITY
     record["short_topics"] = {
-        **(decided(SHORT_TOPIC_ANCHOR) if short_share <= SHORT_MAJORITY else
-           {**{k: record[k] for k in ("anchor", "anchor_weights", "shrinkage", "weights",
-                                      "decision", "label")}, "cv": dict(record["cv"])}),
+        **({**{k: record[k] for k in ("anchor", "anchor_weights", "shrinkage", "weights",
+                                      "decision", "label")}, "cv": dict(record["cv"])}
+           if same else decided(SHORT_TOPIC_ANCHOR)),
         "short_share": short_share}
     return record
 

@@ -145,9 +145,8 @@ def _fusion(model, collection, options, arrays) -> FusionRanker:
     stopped = bool(model.settings.get("stopped"))
     if fusion is None:
         members, weights = MEMBERS, anchor_weights(UNCALIBRATED, MEMBERS)
-        short = {"weights": anchor_weights(UNCALIBRATED_SHORT, MEMBERS)}
         decision, label = "uncalibrated", describe_auto(None, 0, stopped)
-        short["label"] = label
+        short = {"weights": anchor_weights(UNCALIBRATED_SHORT, MEMBERS), "label": label}
     else:
         members, weights = fusion["members"], fusion["weights"]
         decision = fusion.get("decision", "earlier rule")

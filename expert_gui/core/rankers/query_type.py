@@ -1,8 +1,8 @@
 """Which method `auto` uses for a query, by its type, and why (issue 29, part 2).
 
-`auto`'s weights are chosen on held-out documents: "who wrote this document?". Those are whole
-documents, so a short topic gets weights of their own, from the log-linear model's anchor
-(fusion_choice.py). docs/results/auto-generalises.md measured both on queries from outside the
+`auto`'s weights are chosen on held-out documents: "who wrote this document?". Where most of them
+are whole documents, a short topic gets weights of its own, from the log-linear model's anchor
+(fusion_choice.py says why, and what a collection of titles gets). docs/results/auto-generalises.md measured both on queries from outside the
 collection: on short topics `auto` was then at or above the best single method, or within 0.01
 of it, on every shared set; on whole documents it held on AMiner's papers and missed on DPDK's
 commits by 0.01-0.03 (the log-linear model alone was best), and on the issue's reviewer set
