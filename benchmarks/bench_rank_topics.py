@@ -37,7 +37,7 @@ DEPTH = 1000
 def child(root: str, model_dir: str, collection_path: str, method: str, out: str) -> None:
     """One method with the code under `root`, as `rank --topics` runs it: times, peak, scores."""
     sys.path.insert(0, root)
-    from expert_gui.cli.rank import load_collection_of
+    from expert_gui.cli.ranker_options import load_collection_of
     from expert_gui.core.data.topics import read_topics
     from expert_gui.core.rankers.methods import make_ranker
     from expert_gui.core.store.storage import load_model

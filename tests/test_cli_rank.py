@@ -66,13 +66,13 @@ def test_query_answers_with_auto_by_default(model, collection, model_dir, capsys
     expected = make_ranker("auto", model=model, collection=collection).rank("Ring buffer", 3)
     assert out["method"] == "auto" and out["auto"]["decision"] == "uncalibrated"
     assert out["auto"]["label"] == expected.extra["label"] and out["auto"]["weights"] == [
-        1.0, 0.0, 0.0]  # a short topic: the log-linear model, as an uncalibrated auto starts
+        0.5, 0.5, 0.0]  # uncalibrated: the pair, for every query
     assert out["score"] == "weighted sum of z-scores" and out["p_expert"] is None
     assert [r["person_id"] for r in out["results"]] == [p for p, _ in expected.top()]
     assert main(["query", str(model_dir), "Ring buffer"]) == 0
     printed = capsys.readouterr().out
-    assert ("auto: Log-linear for short topics, Log-linear + Model 2 (jm), equal weights for "
-            "whole documents — not calibrated (no held-out documents)") in printed
+    assert ("auto: Log-linear + Model 2 (jm), equal weights — not calibrated (no held-out "
+            "documents)") in printed
     assert "no P(expert)" in printed
 
 

@@ -96,5 +96,5 @@ def test_a_word_that_is_neither_a_command_nor_a_path_is_one_line_and_status_2(ca
     assert main(["trian"]) == 2
     err = capsys.readouterr().err
     assert err == ("expert-gui: error: 'trian' is neither a command (stats, train, query, "
-                   "neighbours, rank, heldout, experiment, profile, export-embeddings) nor a file"
+                   "neighbours, rank, heldout, experiment, assign, profile, export-embeddings) nor a file"
                    " or folder to open\n")

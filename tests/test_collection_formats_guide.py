@@ -17,7 +17,7 @@ def blocks(language: str) -> list[str]:
 def test_every_format_has_a_ten_line_example():
     text = GUIDE.read_text(encoding="utf-8")
     sections = re.split(r"\n## ", text)[1:]
-    assert len(sections) == 34
+    assert len(sections) == 36
     for section in sections:
         example = re.search(r"```[\w-]*\n(.*?)```", section, re.S).group(1)
         assert len(example.splitlines()) == 10, section.splitlines()[0]
@@ -44,7 +44,10 @@ def test_every_format_has_a_ten_line_example():
     ("ovid-csv", "citation.csv", "table", 2, 4),
     ("springer-csv", "SearchResults.csv", "table", 9, 12),
     ("acm-csv", "acm.csv", "table", 9, 7), ("openalex", "works.json", "openalex", 2, 2),
-    ("crossref", "crossref.json", "crossref", 2, 3)])
+    ("crossref", "crossref.json", "crossref", 2, 3),
+    # issue 41's: CNKI's own text export and NoteExpress
+    ("cnki", "CNKI-638000000000000000.txt", "cnki", 1, 3),
+    ("noteexpress", "NoteExpress.net", "noteexpress", 1, 2)])
 def test_the_examples_load(tmp_path, language, name, format, documents, people):
     example = blocks(language)[0]
     (tmp_path / name).write_text(example, encoding="utf-8")

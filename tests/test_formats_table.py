@@ -107,7 +107,9 @@ def test_scopus_export_keeps_namesakes_apart_by_author_id(fixtures):
                                                "scopus:7003278575"]
     namesakes = people(c, "2-s2.0-85000000001")
     assert namesakes == ["scopus:57201234567", "scopus:7409012345"]
-    assert [c.person_names[c.person_index[p]] for p in namesakes] == ["Wei Wang", "Wei Wang"]
+    # two people of one name are shown with what tells them apart (issue 41)
+    assert [c.person_names[c.person_index[p]] for p in namesakes] == [
+        "Wei Wang (scopus:57201234567)", "Wei Wang (scopus:7409012345)"]
     assert "Entity retrieval; Expert finding" in c.text(0)
 
 

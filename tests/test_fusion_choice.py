@@ -221,8 +221,8 @@ def test_short_topics_keep_the_log_linear_model_when_the_calibration_does_not_be
     assert short["decision"] == "anchor" and short["weights"] == [1.0, 0.0, 0.0]
     assert short["shrinkage"] == 0.0 and short["cv"]["p"] >= 0.05
     assert short["label"].startswith("Log-linear — calibration inconclusive on 50 held-out")
-    few = choose_fusion(held_out(5, 0.0), GRID, MEMBERS, seed=0)["short_topics"]
-    assert few["weights"] == [1.0, 0.0, 0.0] and few["cv"]["p"] is None
+    few = choose_fusion(held_out(5, 0.0), GRID, MEMBERS, seed=0)  # too few: as whole documents
+    assert few["short_topics"]["weights"] == few["weights"] and few["cv"]["p"] is None
 
 
 def test_an_inconclusive_calibration_is_the_anchor_and_says_so():
@@ -248,3 +248,18 @@ def test_the_anchor_is_the_one_with_the_higher_held_out_map_a_tie_going_to_the_p
 def test_the_same_held_out_documents_always_choose_the_same_weights():
     ap = held_out(60, 0.05, seed=4)
     assert choose_fusion(ap, GRID, MEMBERS, seed=2) == choose_fusion(ap, GRID, MEMBERS, seed=2)
+
+
+def test_too_few_held_out_documents_to_test_rank_a_short_topic_as_a_whole_document():
+    """Fewer than MIN_DOCUMENTS: nothing tests the log-linear model's start for short topics,
+    and it has had little to learn from; a short topic takes the whole documents' anchor."""
+    ap = held_out(6, 0.0)
+    ap[PAIR] = 0.5  # the pair's held-out MAP above the log-linear model's
+    record = choose_fusion(ap, GRID, MEMBERS, seed=0, short=[True, False] * 3)
+    assert record["anchor"] == "loglinear+model2-jm"
+    assert record["short_topics"]["weights"] == record["weights"] == [0.5, 0.5, 0.0]
+    assert record["short_topics"]["label"] == record["label"]
+    enough = held_out(12, 0.0)
+    enough[PAIR] = 0.5
+    record = choose_fusion(enough, GRID, MEMBERS, seed=0, short=[True, False] * 6)
+    assert record["short_topics"]["anchor"] == "loglinear"  # tested against the log-linear start

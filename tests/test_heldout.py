@@ -80,6 +80,15 @@ def test_without_documents_is_the_collection_never_given_them(collection):
     assert sub.fingerprint == without_documents(collection, removed).fingerprint
 
 
+def test_the_documents_kept_keep_their_dates():
+    c = Collection.from_records([("a", "ring queue", "2021-03"), ("b", "crypto", "2019"),
+                                 ("c", "ring", "")], [("a", "ann"), ("b", "bob"), ("c", "ann")])
+    sub = without_documents(c, np.array([1]))
+    assert [sub.date_text(d) for d in range(sub.n_documents)] == ["2021-03", ""]
+    undated = without_documents(c, np.array([0, 1]))
+    assert not undated.has_dates  # none of the documents left has a date
+
+
 def test_words_only_removed_documents_held_become_unknown_and_lonely_people_go():
     c = Collection.from_records([("a", "ring queue"), ("b", "crypto zebra"), ("c", "ring")],
                                 [("a", "ann"), ("b", "bob"), ("c", "ann")])

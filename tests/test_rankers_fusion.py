@@ -148,14 +148,12 @@ def test_auto_without_calibration_is_the_anchor_pair_and_says_so(tiny):
     c, model = tiny
     ranker = make_ranker("auto", model=model, collection=c)
     assert not ranker.calibrated and ranker.weights.tolist() == [0.5, 0.5, 0.0]
-    assert ranker.short_weights.tolist() == [1.0, 0.0, 0.0]
-    assert ranker.label == ranker.short_label == (
-        "Log-linear for short topics, Log-linear + Model 2 (jm), equal weights for whole "
-        "documents — not calibrated (no held-out documents)")
+    assert ranker.short_weights is None  # one set of weights for every query
+    assert ranker.label == ("Log-linear + Model 2 (jm), equal weights — not calibrated (no "
+                            "held-out documents)")
     ranking = ranker.rank("mempool cache dequeue")
     assert ranking.extra["decision"] == "uncalibrated" and ranking.extra["label"] == ranker.label
-    assert ranking.extra["weights"] == [1.0, 0.0, 0.0]
-    assert ranking.extra["query_type"] == "short topic"
+    assert ranking.extra["weights"] == [0.5, 0.5, 0.0]
     model.calibration = {"held_out": {"documents": ["a", "b"]},
                          "fusion": {"members": list(MEMBERS), "weights": [0.2, 0.0, 0.8]}}
     try:  # a model calibrated before the current rule: its weights, said to be the earlier rule's

@@ -114,6 +114,7 @@ def test_lsi_of_a_large_collection_is_fitted_on_a_sample(monkeypatch):
     from pathlib import Path
 
     from expert_gui.core.data.loading import load_collection
+    from expert_gui.core.rankers.recency import person_documents
 
     collection = load_collection(Path(__file__).parent / "fixtures" / "dpdk_sample",
                                  use_cache=False)
@@ -122,7 +123,7 @@ def test_lsi_of_a_large_collection_is_fitted_on_a_sample(monkeypatch):
     monkeypatch.setattr(LsiRanker, "FIT_DOCUMENTS", 300)
     sampled = LsiRanker(collection, dims=20)
     assert sampled.fitted_documents == 300
-    assert np.allclose(sampled.people, sampled.sum_per_person(
-        sampled.svd.transform(sampled.doc_vectors)), atol=1e-10)
+    assert np.allclose(sampled.people, person_documents(collection, None)
+                       @ sampled.svd.transform(sampled.doc_vectors), atol=1e-10)
     again = LsiRanker(collection, dims=20)  # the sample is seeded
     np.testing.assert_array_equal(again.people, sampled.people)

@@ -28,6 +28,8 @@ COMMANDS = {
     "heldout": "which method works best here: MAP/MRR of every method on the documents held "
                "out of training",
     "experiment": "evaluate every method on topics with relevance judgments",
+    "assign": "assign papers from outside to reviewers: K per paper, at most M per person, "
+              "no conflict of interest",
     "profile": "a person's profile: words, topics, similar people",
     "export-embeddings": "write word and person embeddings for the TensorBoard Projector",
 }

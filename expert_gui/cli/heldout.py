@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from expert_gui.cli import COMMANDS
-from expert_gui.cli.rank import add_candidates_argument
+from expert_gui.cli.ranker_options import add_candidates_argument
 from expert_gui.core.rankers.names import METHODS
 
 
@@ -26,7 +26,7 @@ def register(sub):
 
 
 def run(args) -> int:
-    from expert_gui.cli.rank import candidates_of, load_collection_of
+    from expert_gui.cli.ranker_options import candidates_of, load_collection_of
     from expert_gui.core.errors import QueryError
     from expert_gui.core.evaluation.calibration import held_out_measures
     from expert_gui.core.evaluation.every_document import retrained

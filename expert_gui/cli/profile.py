@@ -71,7 +71,7 @@ def run(args) -> int:
 def _collection(model, path):
     """The collection for documents, co-authors and the timeline; None (with a note) when the
     model does not record one and none is given."""
-    from expert_gui.cli.rank import load_collection_of
+    from expert_gui.cli.ranker_options import load_collection_of
 
     if not path and not model.collection_source:
         print("note: the model does not record its collection; give --collection PATH for "

@@ -5,8 +5,21 @@ from __future__ import annotations
 import json
 
 from expert_gui.cli import COMMANDS
-from expert_gui.cli.rank import P_EXPERT_MISSING, add_ranker_options, open_ranker, score_name
-from expert_gui.core.rankers.query_type import auto_reason, query_kind, query_type
+from expert_gui.cli.ranker_options import (
+    add_ranker_options,
+    open_ranker,
+    p_expert_missing,
+    recency_line,
+    score_name,
+)
+from expert_gui.core.rankers.query_type import (
+    OUTSIDE_PAPER,
+    auto_reason,
+    outside_reason,
+    query_kind,
+    query_type,
+    words_in,
+)
 
 
 def register(sub):
@@ -49,8 +62,12 @@ def run(args) -> int:
         rows.append(row)
     if args.json:
         print(json.dumps({"query": args.text, "method": args.method, "model": args.model_dir,
+                          "query_type": OUTSIDE_PAPER if args.outside else query_type(
+                              query_words(model, args.text)),
+                          "recency": recency_json(collection, args),
+                          "text_rule_note": model.text_rule_note,
                           "score": score_name(args), "p_expert": p_expert_json(ranking),
-                          **auto_json(ranking, model, args.text),
+                          **auto_json(ranking, model, args.text, args.outside),
                           "candidates": None if ranking.candidates is None
                           else len(ranking.candidates),
                           "known_words": ranking.known_words,
@@ -66,7 +83,15 @@ def run(args) -> int:
     if "label" in ranking.extra:
         print(f"auto: {ranking.extra['label']}")
         n = query_words(model, args.text)
-        print(f"  for this {query_kind(n)}: {auto_reason(model.calibration, n)}")
+        if args.outside:
+            print(f"  for this {OUTSIDE_PAPER} ({n:,} words): {outside_reason()}")
+        else:
+            print(f"  for this {query_kind(n)}: {auto_reason(model.calibration, n)}")
+    said = recency_line(collection, ranker, args)
+    if said:
+        print(said)
+    if model.text_rule_note:
+        print(f"note: {model.text_rule_note}")
     if ranking.candidates is not None:
         print(f"ranked among the {len(ranking.candidates):,} people of {args.candidates}")
     if ranking.entropy is not None:
@@ -85,7 +110,7 @@ def run(args) -> int:
             for d in row["documents"]:
                 print(f"      {d['doc_id']}: {d['matches']} matches ({', '.join(d['words'])})")
     if not p_expert:
-        print("(no P(expert): " + P_EXPERT_MISSING + ")")
+        print("(no P(expert): " + p_expert_missing(args) + ")")
     return 0
 
 
@@ -98,14 +123,30 @@ def p_expert_json(ranking) -> dict | None:
                     "per-query z-score of the method's score", **fit}
 
 
-def auto_json(ranking, model, text: str) -> dict:
+def auto_json(ranking, model, text: str, outside: bool = False) -> dict:
     if "decision" not in ranking.extra:
         return {}
     n = query_words(model, text)
+    kind, why = (OUTSIDE_PAPER, outside_reason()) if outside else (
+        query_type(n), auto_reason(model.calibration, n))
     return {"auto": {**{k: ranking.extra[k] for k in ("decision", "label", "members", "weights")},
-                     "query_type": query_type(n), "why": auto_reason(model.calibration, n)}}
+                     "query_type": kind, "why": why}}
+
+
+def recency_json(collection, args) -> dict | None:
+    """--since and --half-life, with the undated documents and those left out (None without)."""
+    from expert_gui.cli.ranker_options import recency_of
+    from expert_gui.core.rankers.methods import recency_weights
+
+    weights = recency_weights(collection, recency_of(args))
+    if weights is None:
+        return None
+    return {"since": args.since, "half_life": args.half_life, "undated_documents": weights.undated,
+            "documents_counting_for_nothing": weights.dropped, "newest": weights.newest,
+            "people_not_ranked": int((weights.shares(collection) == 0).sum()),
+            "what": weights.describe()}
 
 
 def query_words(model, text: str) -> int:
     """The query's words as the model reads them, known or not."""
-    return len(model.tokenizer.words(text))
+    return words_in(model.tokenizer, text)

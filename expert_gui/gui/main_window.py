@@ -40,6 +40,7 @@ from expert_gui.gui.panels.entropy import EntropyPanel
 from expert_gui.gui.panels.neighbours import NeighboursPanel
 from expert_gui.gui.panels.profile import ProfilePanel
 from expert_gui.gui.panels.query import QueryPanel
+from expert_gui.gui.panels.reviewers.panel import ReviewersPanel
 from expert_gui.gui.panels.training.model_list import model_warning
 from expert_gui.gui.panels.training.panel import TrainingPanel
 from expert_gui.gui.panels.training.saved_models import WARNING_SIGN
@@ -59,14 +60,15 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
                "profile": "profiling", "profile-topics": "ranking topics for profiles",
                "people-map": "mapping people", "export": "exporting embeddings",
                "report": "writing the report", "query-ranker": "indexing for the query",
-               "rankers": "preparing the methods"}
+               "rankers": "preparing the methods", "reviewers-load": "reading the papers",
+               "reviewers-run": "assigning reviewers", "reviewers-export": "saving the assignment"}
 
 
 # The most characters of the device's name kept whole in a crowded status bar.
 DEVICE_CHARS = 24
 
 # Background work that writes files: quitting waits for it to finish (or save and stop).
-WRITING_TASKS = ("training", "load", "export", "report")
+WRITING_TASKS = ("training", "load", "export", "report", "reviewers-export")
 
 
 def fit_rect(rect: QRect, available: QRect) -> QRect:
@@ -135,6 +137,7 @@ class MainWindow(QMainWindow):
         self.neighbours_panel = NeighboursPanel(self.state)
         self.comparison_panel = ComparisonPanel(self.state)
         self.profile_panel = ProfilePanel(self.state)
+        self.reviewers_panel = ReviewersPanel(self.state)
         self.panels = {
             "Collection": self.collection_panel,
             "Training": self.training_panel,
@@ -143,6 +146,7 @@ class MainWindow(QMainWindow):
             "Nearest terms": self.neighbours_panel,
             "Model 2 comparison": self.comparison_panel,
             "Profile": self.profile_panel,
+            "Reviewers": self.reviewers_panel,
         }
         self.docks: dict[str, QDockWidget] = {}
         self.shortcut_actions: list[QAction] = []
@@ -161,6 +165,7 @@ class MainWindow(QMainWindow):
         self.state.query_requested.connect(lambda _: self.show_panel("Query"))
         self.state.profile_requested.connect(lambda _: self.show_panel("Profile"))
         self.state.collection_requested.connect(self.collection_panel.open_collection)
+        self.state.reread_requested.connect(self.collection_panel.reread)
         self._pending_train = False  # Ctrl+T during a load: the collection before it, until done
         self.state.runner.finished.connect(self._load_ended)
         self.state.model_requested.connect(self.training_panel.open_model)

@@ -18,8 +18,9 @@ OPEN_FOLDER = "Open folder"
 class CollectionDialog(QFileDialog):
     """Files or folders; `chosen()` is the path once accepted."""
 
-    def __init__(self, parent: QWidget | None, filters, start: str = ""):
-        super().__init__(parent, "Open a collection: a file or a folder", start)
+    def __init__(self, parent: QWidget | None, filters, start: str = "",
+                 title: str = "Open a collection: a file or a folder"):
+        super().__init__(parent, title, start)
         self.setObjectName("collection-dialog")
         # Qt's own dialog: a platform's native one cannot take an extra button.
         self.setOption(QFileDialog.Option.DontUseNativeDialog, True)
@@ -77,9 +78,11 @@ class CollectionDialog(QFileDialog):
         return self._chosen
 
 
-def choose_collection_path(parent: QWidget | None, filters, start: str = "") -> Path | None:
-    """Ask for a collection file or folder; None when cancelled."""
-    dialog = CollectionDialog(parent, filters, start)
+def choose_collection_path(parent: QWidget | None, filters, start: str = "",
+                           title: str = "Open a collection: a file or a folder") -> Path | None:
+    """Ask for a collection file or folder (or another set of documents: `title` says which);
+    None when cancelled."""
+    dialog = CollectionDialog(parent, filters, start, title)
     if dialog.exec() != QFileDialog.DialogCode.Accepted:
         return None
     return dialog.chosen()

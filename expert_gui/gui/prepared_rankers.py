@@ -13,11 +13,14 @@ model open to 36-49 s, building only the chosen auto to 23-29 s."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from expert_gui.core.data.recency import Recency
 from expert_gui.core.evaluation.calibration import index_for
 from expert_gui.core.evaluation.tables import label
-from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.methods import make_ranker, recency_weights
 
 # The order the methods are prepared in: auto and its members (what answers by default), the
 # other language models, the vector-space models, the ensemble, LSI (its SVD takes longest).
@@ -27,12 +30,40 @@ PREPARED = ("auto", "model2-jm", "model1-d", "model1-jm", "model2-d", "model1-d-
 NEEDS_MODEL = ("auto", "loglinear", "ensemble")
 
 
-def build_ranker(method: str, model, collection):
+@dataclass(frozen=True)
+class Variant:
+    """What a query is besides its words: a paper from outside the collection (who could review
+    it?) and the recency its documents are weighed by. `Variant()` is a topic, every document
+    counting fully: the rankers prepared in the background."""
+
+    outside: bool = False
+    recency: Recency = field(default_factory=Recency)
+
+    def __bool__(self) -> bool:
+        return self.outside or bool(self.recency)
+
+
+@dataclass(frozen=True)
+class Built:
+    """A variant's ranker and, under recency, what its weights did (recency_weights' words)."""
+
+    ranker: object
+    recency_text: str = ""
+
+
+def build_ranker(method: str, model, collection, variant: Variant = Variant()):
     """A ranker that needs the model's collection, over the index the model was calibrated with
-    (without a model: the whole collection). A worker builds it: it reads every document."""
-    if model is None:
-        return make_ranker(method, collection=collection)
-    return make_ranker(method, model=model, collection=index_for(model, collection))
+    (without a model: the whole collection). A worker builds it: it reads every document. A
+    variant's comes as `Built`, with its recency's words."""
+    index = collection if model is None or collection is None else index_for(model, collection)
+    if not variant:
+        if model is None:
+            return make_ranker(method, collection=collection)
+        return make_ranker(method, model=model, collection=index)
+    ranker = make_ranker(method, model=model, collection=index, outside=variant.outside,
+                         recency=variant.recency or None)
+    weights = recency_weights(index, variant.recency or None)
+    return Built(ranker, "" if weights is None else weights.describe())
 
 
 def prepare_rankers(methods, model, collection, progress=None, should_stop=None,
@@ -59,11 +90,13 @@ class PreparedRankers(QObject):
     """The rankers of the open model and collection, by method; `ready` says when one is."""
 
     ready = Signal(str, object)  # method, its ranker (for the model and collection open now)
+    variant_ready = Signal(str, object, object)  # method, Variant, Built
 
     def __init__(self, state, parent: QObject | None = None):
         super().__init__(parent)
         self.state = state
         self._built: dict[str, object] = {}
+        self._variants: dict[tuple[str, Variant], Built] = {}
         self._for: tuple = (None, None)  # the model and collection they are for
         self._building = ""  # the method the preparing worker builds now
         self._deferred = False  # the open model's methods wait for its run to end
@@ -71,6 +104,29 @@ class PreparedRankers(QObject):
 
     def get(self, method: str):
         return self._built.get(method) if self._is_open(*self._for) else None
+
+    def get_variant(self, method: str, variant: Variant) -> Built | None:
+        return self._variants.get((method, variant)) if self._is_open(*self._for) else None
+
+    def want_variant(self, method: str, variant: Variant) -> None:
+        """Build `method` for `variant` now (it is chosen); `variant_ready` says when, and a
+        failure (a recency the collection cannot use) is told on the status bar."""
+        if self.get_variant(method, variant) is not None:
+            return
+        model, collection = self._for
+        self.state.runner.start(
+            "query-ranker", build_ranker, method, model, collection, variant,
+            on_success=lambda built: self._add_variant(method, variant, built, model,
+                                                       collection),
+            on_failure=lambda exc, tb: self.state.message.emit(
+                f"{label(method)} is not available: {exc}"))
+
+    def _add_variant(self, method: str, variant: Variant, built: Built, model,
+                     collection) -> None:
+        if not (self._is_open(model, collection) and self._is_open(*self._for)):
+            return
+        self._variants.setdefault((method, variant), built)
+        self.variant_ready.emit(method, variant, self._variants[(method, variant)])
 
     def _is_open(self, model, collection) -> bool:
         return model is self.state.model and collection is self.state.collection
@@ -81,7 +137,7 @@ class PreparedRankers(QObject):
         if self._is_open(*self._for):
             return
         model, collection = self._for = self.state.model, self.state.collection
-        self._built, self._building = {}, ""
+        self._built, self._variants, self._building = {}, {}, ""
         self.state.runner.stop("query-ranker")  # a ranker of the model or collection before
         if collection is None:
             self.state.runner.stop("rankers")

@@ -31,6 +31,7 @@ class AppState(QObject):
     message = Signal(str)  # a line for the status bar
     model_dropped = Signal(str)  # a model was closed: it did not belong to the new collection
     collection_requested = Signal(object)  # a panel asks to open this collection path
+    reread_requested = Signal(object)  # read the open collection again with these TextSettings
     model_requested = Signal(object)  # a panel asks to open this model folder
     people_changed = Signal()  # rank (and evaluate) only these people
     busy_detail = Signal(str, str)  # what a background task (by slot) does now; "": its name

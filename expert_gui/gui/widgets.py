@@ -331,8 +331,9 @@ class ColumnFitter(QObject):
                     if i and widths[c] < min(natural[c], readable):
                         hidden.add(c)  # too narrow to read: its room goes to the first
                         widths[elastic[0]] += widths[c]
-                        widths[c] = 0
                     left = max(left - widths[c], 0)
+                    if c in hidden:
+                        widths[c] = 0
         for c in range(table.model().columnCount()):
             table.setColumnHidden(c, c in hidden)
         for c, w in widths.items():

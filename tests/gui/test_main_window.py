@@ -13,7 +13,7 @@ from expert_gui.gui.main_window import MainWindow, settings
 pytestmark = pytest.mark.gui
 
 PANELS = ["Collection", "Training", "Query", "Entropy", "Nearest terms", "Model 2 comparison",
-          "Profile"]
+          "Profile", "Reviewers"]
 
 
 def test_every_panel_is_a_dock_and_the_menus_have_shortcuts(qtbot, window):

@@ -62,8 +62,8 @@ def test_auto_ranks_by_default_and_shows_its_own_score_under_its_name(qtbot, col
         person = expected.people[row]
         assert table.item(row, 1).text() == model.person_ids[person]
         assert float(table.item(row, 3).text()) == pytest.approx(expected.scores[row], rel=1e-3)
-    assert ("ranked by Auto (fusion): Log-linear for short topics, Log-linear + Model 2 (jm), "
-            "equal weights for whole documents — not calibrated") in panel.words_label.text()
+    assert ("ranked by Auto (fusion): Log-linear + Model 2 (jm), equal weights — not "
+            "calibrated") in panel.words_label.text()
     assert "For this short topic (2 words)" in panel.words_label.text()
     assert state.ranking.method == "loglinear"  # what the other panels are given
     state.runner.stop_all()

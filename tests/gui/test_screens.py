@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from expert_gui.core.data.collection import Collection
 from expert_gui.gui.main_window import fit_rect
 from expert_gui.gui.panels import collection as collection_panel
-from expert_gui.gui.panels import query as query_module
+from expert_gui.gui.panels import query_explain as query_module
 from expert_gui.gui.panels.neighbours import NeighboursPanel
 from expert_gui.gui.panels.query import QueryPanel
 from expert_gui.gui.state import AppState

@@ -4,9 +4,10 @@ The file `xxh3` holds a hash of all the others, so a damaged cache is caught on 
 everything is checked before use, as strictly as a model file: the hash, the JSON's schema, and
 each array's type, shape and bounds (an offset past the end, a person index out of range), so a
 damaged cache raises CollectionError instead of misleading the trainer (a cache written before
-documents had dates is refused too, and read again). A cache is written under a temporary name
-and renamed, so a crash leaves either the old cache or none; a write that fails (a full disk)
-removes what it wrote and raises OutputFolderError.
+documents had dates is refused too, and read again; one without people's affiliations reads as
+a collection that records none). A cache is written under a temporary name and renamed, so a
+crash leaves either the old cache or none; a write that fails (a full disk) removes what it
+wrote and raises OutputFolderError.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 import xxhash
 
 from expert_gui.core import schema
+from expert_gui.core.data.affiliations import MAX_AFFILIATION_CHARS, MAX_AFFILIATIONS
 from expert_gui.core.data.dates import YEAR
 from expert_gui.core.data.inputs import hash_into, read_regular
 from expert_gui.core.data.text import check_text_settings
@@ -70,7 +72,7 @@ def read(folder: str | Path) -> tuple[dict[str, np.ndarray], dict]:
         raise CollectionError(folder, None, "the cache does not match its hash (damaged)")
     try:
         meta = schema.parse(read_regular(path, CollectionError))
-        schema.obj(_KEYS)(meta, "")
+        schema.obj(_KEYS, _OPTIONAL_KEYS)(meta, "")
     except (schema.SchemaError, ValueError) as exc:
         raise CollectionError(path, None, f"not a valid collection cache: {exc}") from None
     try:
@@ -101,6 +103,23 @@ def _boolean(value, where: str) -> None:
         raise schema.SchemaError(where, "expected true or false")
 
 
+def _person_affiliations(value, where: str) -> None:
+    """Each affiliation once (`places`), and each person's as indices into it (`people`),
+    within the bounds the builder keeps (affiliations.py)."""
+    schema.obj({"places": schema.list_of(schema.nonempty_string, unique=True),
+                "people": schema.list_of(schema.list_of(schema.integer(0), unique=True))}
+               )(value, where)
+    n = len(value["places"])
+    for i, place in enumerate(value["places"]):
+        if len(place) > MAX_AFFILIATION_CHARS:
+            raise schema.SchemaError(f"{where}.places[{i}]", "expected at most "
+                                     f"{MAX_AFFILIATION_CHARS} characters")
+    for i, row in enumerate(value["people"]):
+        if len(row) > MAX_AFFILIATIONS or (row and max(row) >= n):
+            raise schema.SchemaError(f"{where}.people[{i}]", f"expected at most "
+                                     f"{MAX_AFFILIATIONS} indices below {n}")
+
+
 def _keys() -> dict:
     text = schema.list_of(schema.string)
     problem = schema.obj({"kind": schema.string, "file": schema.string,
@@ -116,6 +135,8 @@ def _keys() -> dict:
 
 
 _KEYS = _keys()
+# Written only for a collection that records people's affiliations.
+_OPTIONAL_KEYS = {"person_affiliations": _person_affiliations}
 
 
 def _check_arrays(arrays: dict, meta: dict, folder: Path) -> None:
@@ -132,8 +153,10 @@ def _check_arrays(arrays: dict, meta: dict, folder: Path) -> None:
         a = arrays[name]
         if a.ndim != 1 or a.dtype.kind != kind:
             bad(name, f"expected a 1-D array of kind {kind!r}, found {a.dtype} {a.shape}")
-    if len(meta["person_names"]) != n_people:
-        bad("assoc_people", "people ids and names differ in number")
+    places = meta.get("person_affiliations")
+    if len(meta["person_names"]) != n_people or \
+            (places is not None and len(places["people"]) != n_people):
+        bad("assoc_people", "people ids, names and affiliations differ in number")
     for name, end in (("doc_offsets", len(arrays["tokens"])),
                       ("assoc_indptr", len(arrays["assoc_people"])),
                       ("text_offsets", len(arrays["text_bytes"]))):

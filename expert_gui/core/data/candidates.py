@@ -26,30 +26,41 @@ def match_candidates(text: str, person_ids: Sequence[str], person_names: Sequenc
     person id, else a name (case and spacing aside). Blank lines and lines starting with '#'
     are skipped. A line that names nobody, or a name several people share, is an
     `InputFileError` naming the line; nothing is dropped silently."""
-    ids = {p: i for i, p in enumerate(person_ids)}
-    names: dict[str, list[int]] = {}
-    for i, name in enumerate(person_names):
-        names.setdefault(_key(name), []).append(i)
+    lookup = PersonLookup(person_ids, person_names)
     chosen: dict[int, None] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         entry = line.strip()
-        if not entry or entry.startswith("#"):
-            continue
-        if entry in ids:
-            chosen[ids[entry]] = None
-            continue
-        found = names.get(_key(entry), [])
-        if len(found) > 1:
-            raise InputFileError(where, number, f"{entry!r} is the name of {len(found)} people "
-                                                f"({', '.join(person_ids[i] for i in found)}): "
-                                                "give their id")
-        if not found:
-            raise InputFileError(where, number, f"{entry!r} is no person's id or name in this "
-                                                "collection")
-        chosen[found[0]] = None
+        if entry and not entry.startswith("#"):
+            chosen[lookup.find(entry, where, number)] = None
     if not chosen:
         raise InputFileError(where, None, "names nobody: give one person id or name a line")
     return list(chosen)
+
+
+class PersonLookup:
+    """A person by id, else by name (case and spacing aside), as lists of people name them."""
+
+    def __init__(self, person_ids: Sequence[str], person_names: Sequence[str]):
+        self.person_ids = person_ids
+        self._ids = {p: i for i, p in enumerate(person_ids)}
+        self._names: dict[str, list[int]] = {}
+        for i, name in enumerate(person_names):
+            self._names.setdefault(_key(name), []).append(i)
+
+    def find(self, entry: str, where: str | Path, line: int | None) -> int:
+        """The index of the one person `entry` names; an `InputFileError` at `where`:`line`
+        when it names nobody or several people."""
+        if entry in self._ids:
+            return self._ids[entry]
+        found = self._names.get(_key(entry), [])
+        if len(found) > 1:
+            raise InputFileError(where, line, f"{entry!r} is the name of {len(found)} people "
+                                              f"({', '.join(self.person_ids[i] for i in found)}): "
+                                              "give their id")
+        if not found:
+            raise InputFileError(where, line, f"{entry!r} is no person's id or name in this "
+                                              "collection")
+        return found[0]
 
 
 def _key(name: str) -> str:

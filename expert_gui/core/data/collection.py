@@ -15,16 +15,17 @@ import contextlib
 import os
 import tempfile
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
 from expert_gui.core.data import cache
+from expert_gui.core.data.affiliations import MAX_AFFILIATION_CHARS, MAX_AFFILIATIONS, gather
 from expert_gui.core.data.dates import DAY, NO_DAY, format_date, parse_dated
 from expert_gui.core.data.report import LoadReport
-from expert_gui.core.data.text import TOKEN_RE, TextSettings, Tokenizer, Vocabulary
+from expert_gui.core.data.text import TextSettings, Tokenizer, Vocabulary
 from expert_gui.core.errors import CollectionError
 
 
@@ -69,7 +70,11 @@ class Collection:
         source: str = "",
         doc_dates: np.ndarray | None = None,
         doc_date_units: np.ndarray | None = None,
+        person_affiliations: list[tuple[str, ...]] | None = None,
     ):
+        if person_affiliations is not None and len(person_affiliations) != len(person_ids):
+            raise ValueError(f"{len(person_affiliations)} people's affiliations for "
+                             f"{len(person_ids)} people")
         self.name = name
         self.doc_ids = doc_ids
         self.person_ids = person_ids
@@ -88,6 +93,10 @@ class Collection:
         self.doc_dates = doc_dates
         # How precise each date was given (dates.DAY, MONTH, YEAR; None: all to the day).
         self.doc_date_units = doc_date_units
+        # Each person's affiliations as the sources wrote them (affiliations.py), aligned with
+        # `person_ids`; None when the collection records none for anyone.
+        self.person_affiliations = person_affiliations if person_affiliations and \
+            any(person_affiliations) else None
         self._doc_index: dict[str, int] | None = None
         self._person_index: dict[str, int] | None = None
         self._person_docs: tuple[np.ndarray, np.ndarray] | None = None
@@ -149,6 +158,10 @@ class Collection:
         """Whether any document has a date (`doc_dates` is then datetime64[D], NaT if unknown)."""
         return self.doc_dates is not None
 
+    def affiliations_of(self, person: int) -> tuple[str, ...]:
+        """A person's affiliations as the sources wrote them; empty when none is known."""
+        return () if self.person_affiliations is None else self.person_affiliations[person]
+
     def people_of(self, i: int) -> np.ndarray:
         """Person indices associated with document i (sorted, unique)."""
         return self.assoc_people[self.assoc_indptr[i] : self.assoc_indptr[i + 1]]
@@ -203,7 +216,7 @@ class Collection:
             arrays["doc_date_units"] = np.asarray(
                 self.doc_date_units if self.doc_date_units is not None else
                 np.full(self.n_documents, DAY, dtype=np.uint8))
-        cache.write(folder, arrays, {
+        meta = {
             "name": self.name,
             "source": self.source,
             "fingerprint": self.fingerprint,
@@ -214,7 +227,13 @@ class Collection:
             "settings": self.settings.to_dict(),
             "report": self.report.to_dict(),
             "dates": self.doc_dates is not None,
-        })
+        }
+        if self.person_affiliations is not None:
+            index: dict[str, int] = {}  # each affiliation written once, people by its index
+            people = [[index.setdefault(place, len(index)) for place in places]
+                      for places in self.person_affiliations]
+            meta["person_affiliations"] = {"places": list(index), "people": people}
+        cache.write(folder, arrays, meta)
 
     @classmethod
     def load(cls, folder: str | Path) -> Collection:
@@ -237,6 +256,7 @@ class Collection:
             source=meta["source"],
             doc_dates=arrays.pop("doc_dates", None),
             doc_date_units=arrays.pop("doc_date_units", None),
+            person_affiliations=_affiliations(meta.get("person_affiliations")),
             **arrays,
         )
 
@@ -248,15 +268,19 @@ class Collection:
         people: dict[str, str] | None = None,
         settings: TextSettings = TextSettings(),
         name: str = "collection",
+        affiliations: Mapping[str, Sequence[str]] | None = None,
     ) -> Collection:
-        """Build a collection in memory from (doc_id, text[, date]) and (doc_id, person_id)."""
+        """Build a collection in memory from (doc_id, text[, date]) and (doc_id, person_id),
+        with display names and affiliations by person id."""
         b = CollectionBuilder(settings, name=name)
         for doc_id, text, *date in documents:
             b.add_document(doc_id, text, "<memory>", None, date=date[0] if date else "")
         for doc_id, person_id in associations:
             b.add_association(doc_id, person_id, "<memory>", None)
-        for person_id, display in (people or {}).items():
-            b.add_person(person_id, display, "<memory>", None)
+        people, affiliations = people or {}, affiliations or {}
+        for person_id in dict.fromkeys([*people, *affiliations]):
+            b.add_person(person_id, people.get(person_id, ""), "<memory>", None,
+                         affiliations=affiliations.get(person_id, ()))
         return b.build()
 
 
@@ -272,7 +296,7 @@ class CollectionBuilder:
     and encoded as UTF-8; one `bytes.translate` turns every ASCII byte that is not a letter or
     digit into a space and `split` cuts the runs; one `map` through a memo gives each run its
     provisional id (stop words -1); numpy splits the ids back into documents. A run holding
-    non-ASCII bytes is cut by the tokenizer's own regular expression, once, in the memo.
+    non-ASCII bytes is cut by the tokenizer's `split_run`, once, in the memo.
     """
 
     _BATCH_DOCS = 512
@@ -306,6 +330,9 @@ class CollectionBuilder:
         self._assoc_places = _Places()
         self._people: dict[str, str] = {}
         self._people_where: dict[str, tuple[str, int | None]] = {}
+        self._affiliations: dict[str, list[str]] = {}
+        self._shared_places: dict[str, str] = {}
+        self._cut: set[str] = set()  # people whose affiliations were cut, reported once each
         self._text_offsets = array("q", [0])
         self._text_size = 0
         self._days = array("q")  # each document's date as days since 1970 (NO_DAY: none)
@@ -413,9 +440,19 @@ class CollectionBuilder:
         self._assoc_places.append(file, line)
 
     def add_person(self, person_id: str, display_name: str, file: str | Path,
-                   line: int | None) -> None:
+                   line: int | None, *, affiliations: Iterable[str] = ()) -> None:
+        """A person's display name, and affiliations added to those given before."""
         self._people[person_id] = display_name or person_id
         self._people_where[person_id] = (str(file), line)
+        if not affiliations:
+            return
+        kept = self._affiliations.setdefault(person_id, [])
+        if gather(kept, affiliations, self._shared_places) and person_id not in self._cut:
+            self._cut.add(person_id)
+            self.report.add("affiliations-cut", file, line,
+                            f"person {person_id!r}: affiliations past the first "
+                            f"{MAX_AFFILIATIONS}, or past {MAX_AFFILIATION_CHARS} characters, "
+                            "left out")
 
     def _final_tokens(self) -> tuple[Vocabulary, np.ndarray, np.ndarray]:
         """Cut the vocabulary and map each batch to final ids, one batch at a time, so that the
@@ -501,9 +538,12 @@ class CollectionBuilder:
             text_bytes = np.frombuffer(b"".join(self._text_chunks), dtype=np.uint8)
             self._text_chunks = []
 
+        places = [tuple(self._affiliations.get(pid, ())) for pid in ordered]
+        with_places = sum(map(bool, places))
         self.report.counts.update({
             "documents": n_docs,
             "people": len(ordered),
+            **({"people with affiliations": with_places} if with_places else {}),
             "associations": int(len(doc_col)),
             "vocabulary": len(vocab),
             "tokens": int(len(tokens)),
@@ -528,11 +568,12 @@ class CollectionBuilder:
                        if self._any_date else None),
             doc_date_units=(np.frombuffer(self._units, dtype=np.uint8).copy()
                             if self._any_date else None),
+            person_affiliations=places,
         )
 
 
 # Bytes that may belong to a token: ASCII letters and digits, and every byte of a multi-byte
-# UTF-8 character (those runs are settled by TOKEN_RE). The rest become spaces.
+# UTF-8 character (those runs are cut by `Tokenizer.split_run`). The rest become spaces.
 _RUN_BYTES = bytes(
     c if (chr(c).isascii() and chr(c).isalnum()) or c >= 0x80 else 0x20 for c in range(256)
 )
@@ -597,7 +638,7 @@ class _ProvisionalIds(dict):
         if run.isascii():
             i = self._word_id(run.decode("ascii"))
         else:
-            tokens = TOKEN_RE.findall(run.decode("utf-8", "surrogatepass"))
+            tokens = self._tokenizer.split_run(run.decode("utf-8", "surrogatepass"))
             if len(tokens) == 1:
                 i = self._word_id(tokens[0])
             else:
@@ -625,6 +666,14 @@ class _ProvisionalIds(dict):
             start = pos + 1
         pieces.append(ids[start:])
         return np.concatenate(pieces)
+
+
+def _affiliations(table: dict | None) -> list[tuple[str, ...]] | None:
+    """People's affiliations from the cache's table of them (None: the cache has none)."""
+    if table is None:
+        return None
+    places = table["places"]
+    return [tuple(places[i] for i in row) for row in table["people"]]
 
 
 def _mean(x: np.ndarray) -> float:

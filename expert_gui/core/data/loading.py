@@ -44,7 +44,7 @@ __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "coll
 log = logging.getLogger(__name__)
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
-LOADER_VERSION = 7
+LOADER_VERSION = 9
 # The hash `file_state` gives a file's content (XXH3-128 in hex).
 _CONTENT_HASH = re.compile("[0-9a-f]{32}")
 # Caches kept per collection path (its versions, or other text settings); older ones are removed.

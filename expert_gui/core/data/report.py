@@ -37,6 +37,9 @@ PROBLEM_KINDS = {
     "ambiguous-name": "a name without an author id shared by people with different ids (kept "
                       "as another person)",
     "id-unmatched": "author ids that name none of the record's authors (not used)",
+    "affiliation-unmatched": "affiliations that cannot be told to the record's authors (not "
+                             "used)",
+    "affiliations-cut": "a person's affiliations past the most kept (the rest left out)",
     "name-repaired": "author names the export cut apart or ran together, mended",
     "repeated-field": "a field given more than once in one record (the values joined)",
     "preamble": "lines before a table's header, such as a copyright notice (not read)",

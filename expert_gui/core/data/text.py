@@ -4,11 +4,21 @@ Lowercase; punctuation removed; stop words removed; numbers folded into one numb
 `NUMBER_RULES` for what counts as a number); the vocabulary is the `vocab_size` most frequent words (2^16 in the paper, so that a
 word fits an unsigned 16-bit integer) with id 0 reserved for the padding token that fills an
 incomplete n-gram. Out-of-vocabulary tokens are removed.
+
+Text in every script (`SEGMENTATIONS`): Unicode is folded (NFKC and case: "ｓｏｌａｒ", "ﬁ",
+"x²" are "solar", "fi", "x2"), and Chinese, Japanese and Korean, which write no spaces between
+words (and Korean none between a word and its particle), are cut into overlapping pairs of
+characters, the practice of Lucene's CJK analyzer and of Anserini for these languages: "人工智能"
+is 人工 工智 智能, so a query finds a term inside running text, and the query is cut the same way.
+A model records its rule, so a model trained before keeps reading text as it was trained.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -48,6 +58,38 @@ NUMBER_RULE_LABELS = {
     "numeric": "runs of digits",
 }
 
+# How text is cut into tokens, by rule.
+# "cjk-bigrams" (the default): Unicode folded (NFKC, then case), words kept whole with their
+#   combining marks (Devanagari's vowel signs, Thai's), and runs of Han, Kana and Hangul cut
+#   into overlapping pairs of characters (a lone character is a token of its own).
+# "runs": the rule before, still read so that models and caches made with it see their text as
+#   they were trained: lower-cased runs of letters and digits, nothing folded; a clause of
+#   Chinese or Japanese is one token, a Korean word keeps its particle.
+SEGMENTATIONS = ("cjk-bigrams",)  # offered for new models
+KNOWN_SEGMENTATIONS = ("cjk-bigrams", "runs")  # any a saved model or cache may name
+EARLIER_SEGMENTATION = "runs"  # what settings saved without the key were read with
+SEGMENTATION_LABELS = {
+    "cjk-bigrams": "Unicode folded (NFKC, case), Chinese, Japanese and Korean as pairs of "
+                   "characters",
+    "runs": "lower-cased runs of letters and digits (the earlier rule: nothing folded, a "
+            "Chinese or Japanese clause one word)",
+}
+# Runs of letters, digits and non-ASCII characters: what the "cjk-bigrams" rule looks at one by
+# one. ASCII punctuation and spaces end a run, so a run of ASCII is one token as it stands and
+# only runs holding other characters are folded and cut (CollectionBuilder relies on this).
+_RUN_RE = re.compile(r"[0-9a-z\x80-\U0010ffff]+")
+# Han (with its iteration marks and 〇), Hiragana, Katakana (with ー), Hangul syllables and jamo.
+_CJK = ("\u1100-\u11ff\u3005-\u3007\u3021-\u3029\u3031-\u3035\u303b\u303c\u3041-\u309f"
+        "\u30a1-\u30fa\u30fc-\u30ff\u3131-\u318e\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+        "\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\U00020000-\U0003134f")
+_SCRIPT_RE = re.compile(f"([{_CJK}]+)|([^{_CJK}]+)")
+_CJK_WORD = re.compile(f"[{_CJK}]+")
+# Characters that join or soften a word without being part of it (soft hyphen, zero-width
+# joiners, word joiner, byte-order mark) go; a zero-width space, which separates words in
+# scripts without spaces, separates them here too.
+_INVISIBLE = str.maketrans({"\u00ad": None, "\u200c": None, "\u200d": None, "\u2060": None,
+                            "\ufeff": None, "\u200b": " "})
+
 
 @dataclass(frozen=True)
 class TextSettings:
@@ -57,7 +99,9 @@ class TextSettings:
     stopwords: "english" (scikit-learn's list), "none", or the path of a file with one word a line.
     numbers: which tokens become the number token: "numbers" (the default: integers and hex
     literals, so names such as "mlx5" stay words) or "any-digit" (every token holding a digit).
-    Models and caches record their rule, so changing the default changes neither.
+    segmentation: how text is cut into tokens (`SEGMENTATIONS`); settings saved without it
+    were made with the earlier rule, `EARLIER_SEGMENTATION`, and `from_dict` says so.
+    Models and caches record their rules, so changing a default changes neither.
     """
 
     vocab_size: int = 2**16
@@ -65,6 +109,7 @@ class TextSettings:
     stopwords: str = "english"
     numbers: str = "numbers"
     extra_stopwords: tuple[str, ...] = field(default_factory=tuple)
+    segmentation: str = "cjk-bigrams"
 
     def __post_init__(self):
         if self.vocab_size < 2:
@@ -73,6 +118,9 @@ class TextSettings:
             raise ValueError("min_count must be at least 1")
         if self.numbers not in KNOWN_NUMBER_RULES:
             raise ValueError(f"numbers must be one of {NUMBER_RULES}, not {self.numbers!r}")
+        if self.segmentation not in KNOWN_SEGMENTATIONS:
+            raise ValueError(f"segmentation must be one of {KNOWN_SEGMENTATIONS}, not "
+                             f"{self.segmentation!r}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -84,13 +132,30 @@ class TextSettings:
         stop = {"english": "English stop words removed", "none": "no stop words"}.get(
             self.stopwords, f"stop words from {self.stopwords}")
         return (f"number rule '{self.numbers}' ({NUMBER_RULE_LABELS[self.numbers]} folded), "
-                f"lower-cased, {stop}, vocabulary up to {self.vocab_size:,} words")
+                f"{SEGMENTATION_LABELS[self.segmentation]}, {stop}, vocabulary up to "
+                f"{self.vocab_size:,} words")
 
     @classmethod
     def from_dict(cls, d: dict) -> TextSettings:
+        """Settings as saved; saved without a segmentation, they were made with the earlier
+        rule and keep it."""
         d = dict(d)
         d["extra_stopwords"] = tuple(d.get("extra_stopwords", ()))
+        d.setdefault("segmentation", EARLIER_SEGMENTATION)
         return cls(**d)
+
+
+def text_rule_note(settings: TextSettings, words: Sequence[str] = ()) -> str | None:
+    """The sentence that says a model's collection was read with the earlier text rule, or
+    None. With `words` (the model's vocabulary), None too when every word is ASCII: such text
+    reads the same under either rule."""
+    if settings.segmentation != EARLIER_SEGMENTATION:
+        return None
+    if words and all(w.isascii() for w in words):
+        return None
+    return ("This model's collection was read with the earlier text rule: Chinese, Japanese "
+            "and Korean text was not cut into words and Unicode was not folded, so such words "
+            "are found only where they stood alone. Train a new model to search them.")
 
 
 def load_stopwords(settings: TextSettings) -> frozenset[str]:
@@ -134,6 +199,7 @@ class Tokenizer:
         self.stopwords = load_stopwords(settings)
         self._is_number = _NUMBER_PATTERNS[settings.numbers]
         self._memo: dict[str, str | None] = {}
+        self._bigrams = settings.segmentation == "cjk-bigrams"
 
     def normalise(self, token: str) -> str | None:
         """The word a lower-cased token stands for, or None for a stop word."""
@@ -155,7 +221,93 @@ class Tokenizer:
 
     def words(self, text: str) -> list[str]:
         norm = self.normalise
-        return [w for w in map(norm, TOKEN_RE.findall(text.lower())) if w is not None]
+        if not self._bigrams:
+            return [w for w in map(norm, TOKEN_RE.findall(text.lower())) if w is not None]
+        out = []
+        for run in _RUN_RE.findall(text.lower()):
+            for token in (run,) if run.isascii() else _split_run(run):
+                word = norm(token)
+                if word is not None:
+                    out.append(word)
+        return out
+
+    def count_words(self, text: str) -> int:
+        """How many words a text holds, as a query's length is counted (a short topic or a
+        whole document): its words, a pair of Chinese, Japanese or Korean characters counting
+        half (a run of n characters makes n - 1 pairs; a word of those languages is about two
+        characters), rounded up."""
+        words = self.words(text)
+        pairs = sum(1 for w in words if len(w) == 2 and _CJK_WORD.fullmatch(w))
+        return len(words) - pairs + (pairs + 1) // 2
+
+    def split_run(self, run: str) -> list[str]:
+        """The tokens (before stop words and numbers) of one lower-cased run of letters, digits
+        and non-ASCII characters, as `words` cuts it: the CollectionBuilder cuts a collection's
+        runs that hold non-ASCII characters with it, so documents are read as queries are."""
+        return _split_run(run) if self._bigrams else TOKEN_RE.findall(run)
+
+
+def _split_run(run: str) -> list[str]:
+    """The "cjk-bigrams" rule on one run: its words (letters, digits and their marks; a symbol
+    such as ™ ends a word before folding could make letters of it), each folded and cut again,
+    Han, Kana and Hangul into overlapping pairs."""
+    out: list[str] = []
+    word_re = _word_re()
+    for written in word_re.findall(run.translate(_INVISIBLE)):
+        for token in word_re.findall(_folded(written)):
+            out.extend(_cut(token))
+    return out
+
+
+def _folded(word: str) -> str:
+    """NFKC and case folded (NFKC once more where case folding undid a composition)."""
+    if word.isascii():
+        return word.lower()
+    folded = unicodedata.normalize("NFKC", word).casefold()
+    return folded if folded.isascii() else unicodedata.normalize("NFKC", folded)
+
+
+def _cut(token: str) -> list[str]:
+    """A folded word as tokens: itself, or its Han, Kana and Hangul runs as overlapping pairs
+    (a lone character as itself) between its other letters and digits ("vr技术": vr, 技术)."""
+    if token.isascii():
+        return [token]
+    out = []
+    for cjk, other in _SCRIPT_RE.findall(token):
+        if other:
+            out.append(other)
+        elif len(cjk) == 1:
+            out.append(cjk)
+        else:
+            out.extend(cjk[i:i + 2] for i in range(len(cjk) - 1))
+    return out
+
+
+def highlight_pattern(words: Iterable[str]) -> re.Pattern | None:
+    """A pattern that finds the given words in a document's raw text, to show them: a word of
+    Chinese, Japanese or Korean characters wherever it stands (it is a pair cut from running
+    text), any other word whole; case ignored. None for no words. Longer words are tried first,
+    so that "人工" and "工智" of "人工智能" mark as much of it as they cover."""
+    words = sorted({w for w in words if w}, key=lambda w: (-len(w), w))
+    if not words:
+        return None
+    alternatives = [re.escape(w) if _CJK_WORD.fullmatch(w) else rf"\b{re.escape(w)}\b"
+                    for w in words]
+    return re.compile("|".join(alternatives), re.IGNORECASE)
+
+
+@functools.cache
+def _word_re() -> re.Pattern:
+    """A word: a letter or digit, then letters, digits and combining marks (a vowel sign of
+    Devanagari or Thai belongs to its word). Built on first use from the Unicode database."""
+    marks = [c for c in (*range(0x20000), *range(0xE0100, 0xE01F0))
+             if unicodedata.category(chr(c)) in ("Mn", "Mc", "Me")]
+    ranges, start = [], marks[0]
+    for prev, c in zip(marks, marks[1:] + [sys.maxunicode + 2], strict=True):
+        if c != prev + 1:
+            ranges.append(f"\\U{start:08x}-\\U{prev:08x}")
+            start = c
+    return re.compile(f"[^\\W_](?:[^\\W_]|[{''.join(ranges)}])*")
 
 
 @dataclass
@@ -216,6 +368,7 @@ def check_text_settings(value, where: str) -> None:
     by_kind = {int: schema.integer(1), str: schema.string, tuple: schema.list_of(schema.string)}
     checks = {name: by_kind.get(kind, schema.json_value) for name, kind in kinds.items()}
     checks["numbers"] = schema.one_of(KNOWN_NUMBER_RULES)
+    checks["segmentation"] = schema.one_of(KNOWN_SEGMENTATIONS)
     schema.obj(required={}, optional_keys=checks)(value, where)
     stopwords = value.get("stopwords", TextSettings().stopwords)
     if stopwords not in ("english", "none"):

@@ -114,8 +114,9 @@ def without_documents(collection: Collection, documents: np.ndarray) -> Collecti
     """The collection with `documents` (indices) removed, as if they had never been read.
 
     Token ids are re-mapped to a vocabulary cut from the remaining documents (a word only the
-    removed ones held is unknown), people left without a document are no longer candidates, and
-    the fingerprint is the original one combined with the removed ids.
+    removed ones held is unknown), people left without a document are no longer candidates, the
+    remaining documents keep their dates, and the fingerprint is the original one combined with
+    the removed ids.
 
     The same documents removed again give the same collection while it is held (the app's
     panels each ask for a model's index; `derived`): the rankers over it share its matrices.
@@ -144,6 +145,12 @@ def _without(collection: Collection, documents: np.ndarray) -> Collection:
     text_lengths = np.diff(collection.text_offsets)
     text_bytes = np.asarray(collection.text_bytes)[np.repeat(keep, text_lengths)]
 
+    dates = units = None  # the dates of the documents kept (None when none of them has one)
+    if collection.doc_dates is not None and not np.isnat(collection.doc_dates[keep]).all():
+        dates = np.asarray(collection.doc_dates)[keep]
+        units = None if collection.doc_date_units is None else \
+            np.asarray(collection.doc_date_units)[keep]
+
     link_keep = np.repeat(keep, np.diff(collection.assoc_indptr))
     people = np.asarray(collection.assoc_people)[link_keep]
     still = np.flatnonzero(np.bincount(people, minlength=collection.n_people) > 0)
@@ -155,6 +162,8 @@ def _without(collection: Collection, documents: np.ndarray) -> Collection:
         doc_ids=[d for d, k in zip(collection.doc_ids, keep, strict=True) if k],
         person_ids=[collection.person_ids[p] for p in still],
         person_names=[collection.person_names[p] for p in still],
+        person_affiliations=None if collection.person_affiliations is None else
+        [collection.person_affiliations[p] for p in still],
         assoc_indptr=_offsets(np.diff(collection.assoc_indptr)[keep]),
         assoc_people=new_index[people].astype(np.int32),
         tokens=tokens,
@@ -167,6 +176,8 @@ def _without(collection: Collection, documents: np.ndarray) -> Collection:
         fingerprint=fingerprint_without(collection.fingerprint,
                                         [collection.doc_ids[d] for d in np.sort(documents)]),
         source=collection.source,
+        doc_dates=dates,
+        doc_date_units=units,
     )
 
 

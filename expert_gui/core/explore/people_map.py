@@ -34,6 +34,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from expert_gui.core.explore.profile import Profiler
+from expert_gui.core.model.marginals import logits, word_blocks
 
 PROJECTIONS = ("PCA", "t-SNE")
 MAX_GROUPS = 12  # colours that stay distinguishable
@@ -150,10 +151,10 @@ def group_labels(profiler: Profiler, groups: np.ndarray, directions: np.ndarray,
     best = np.full((top, model.n_people), -np.inf)  # each person's best word scores so far
     best_ids = np.zeros((top, model.n_people), dtype=np.int64)
     log_pkw = np.empty((n_words, k))
-    for rows in profiler.word_blocks():
+    for rows in word_blocks(model):
         if should_stop is not None and should_stop():
             return ()
-        log_pcw = profiler.logits(rows) - profiler.log_z[rows, None]
+        log_pcw = logits(model, rows) - profiler.log_z[rows, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             log_pkw[rows] = np.log(np.exp(log_pcw) @ member)
             log_pwc = log_pcw + profiler.log_p_word[rows, None] - profiler.log_prior[None, :]

@@ -37,14 +37,14 @@ from __future__ import annotations
 
 import difflib
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import log_softmax, logsumexp
+from scipy.special import log_softmax
 
 from expert_gui.core.data.collection import Collection
-from expert_gui.core.data.text import NUMBER_TOKEN, PAD_ID, PAD_TOKEN
+from expert_gui.core.data.text import NUMBER_TOKEN, PAD_TOKEN
 from expert_gui.core.errors import UnknownPersonError
 from expert_gui.core.explore.timeline import (
     PERIODS,
@@ -53,6 +53,7 @@ from expert_gui.core.explore.timeline import (
     tokens_of,
 )
 from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.model.marginals import marginals, word_log_frequencies
 from expert_gui.core.rankers.ranking import Ranker, order_by_score
 
 WORD_SCORES = ("kl", "bayes", "posterior")
@@ -62,8 +63,6 @@ TOPIC_ORDERS = ("rank", "probability")
 # Words of the profile that similar people are compared on, and how many are shown as the reason.
 REASON_POOL = 50
 REASON_WORDS = 3
-# Elements of one block of the |V| x |C| logits (`Profiler.word_blocks`; 32 MB in float64).
-_BLOCK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -204,17 +203,13 @@ class Profiler:
         self.collection = collection
         self.person_ids = model.person_ids
         self._index = {p: i for i, p in enumerate(model.person_ids)}
-        counts = model.vocab.counts.astype(np.float64).copy()
+        self.log_p_word = word_log_frequencies(model)  # log P(w); -inf for <pad>
         hidden = [model.vocab.index[w] for w in (PAD_TOKEN, NUMBER_TOKEN)
                   if w in model.vocab.index]
-        counts[PAD_ID] = 0.0
-        with np.errstate(divide="ignore"):
-            self.log_p_word = np.log(counts / max(counts.sum(), 1.0))  # log P(w); -inf for <pad>
-        self.listed = np.ones(len(counts), dtype=bool)  # words a profile may show
+        self.listed = np.ones(len(self.log_p_word), dtype=bool)  # words a profile may show
         self.listed[hidden] = False
         self.listed &= np.isfinite(self.log_p_word)
         self._weights = np.ascontiguousarray(model.candidate_weights, dtype=np.float32)
-        self._bias = model.candidate_bias.astype(np.float64)
         norms = np.linalg.norm(self._weights, axis=1, keepdims=True)
         self._unit = self._weights / np.where(norms > 0, norms, 1.0)
         self.log_z: np.ndarray | None = None  # log Z_1(w) of Eq. 1, per word
@@ -232,29 +227,11 @@ class Profiler:
     def _prepare(self, should_stop: Callable[[], bool] | None) -> bool:
         if self.log_z is not None:
             return True
-        log_z = np.empty(len(self.model.word_embeddings))
-        prior = np.full(self.model.n_people, -np.inf)
-        for rows in self.word_blocks():
-            if should_stop is not None and should_stop():
-                return False
-            logits = self.logits(rows)
-            log_z[rows] = logsumexp(logits, axis=1)
-            joint = logits - log_z[rows, None] + self.log_p_word[rows, None]
-            prior = np.logaddexp(prior, logsumexp(joint, axis=0))
-        self.log_z, self.log_prior = log_z, prior
+        found = marginals(self.model, should_stop)
+        if found is None:
+            return False
+        self.log_z, self.log_prior = found.log_z, found.log_prior
         return True
-
-    def word_blocks(self) -> Iterator[slice]:
-        """Consecutive rows of words whose |rows| x |C| logits take `_BLOCK` elements or fewer."""
-        n_words = len(self.model.word_embeddings)
-        rows = max(1, _BLOCK // max(self.model.n_people, 1))
-        for start in range(0, n_words, rows):
-            yield slice(start, min(start + rows, n_words))
-
-    def logits(self, rows: slice) -> np.ndarray:
-        """W_c . W_p[w] + b_c of Eq. 1 for the words `rows` and every person (float32 product)."""
-        emb = np.asarray(self.model.word_embeddings[rows], dtype=np.float32)
-        return (emb @ self._weights.T).astype(np.float64) + self._bias
 
     # -- look-ups -----------------------------------------------------------------------------
     def person(self, person_id: str) -> int:

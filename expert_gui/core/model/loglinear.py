@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import log_softmax
 
-from expert_gui.core.data.text import TextSettings, Tokenizer, Vocabulary
+from expert_gui.core.data.text import TextSettings, Tokenizer, Vocabulary, text_rule_note
 
 
 @dataclass
@@ -63,6 +63,13 @@ class LogLinearModel:
         if self._tokenizer is None:
             self._tokenizer = Tokenizer(self.text_settings)
         return self._tokenizer
+
+    @property
+    def text_rule_note(self) -> str | None:
+        """The sentence that says this model's collection was read with the earlier text rule
+        (a manifest without `text_settings.segmentation`), where its words show it could
+        matter; None otherwise."""
+        return text_rule_note(self.text_settings, self.vocab.words[1:])
 
     def encode(self, text: str) -> tuple[np.ndarray, list[str], list[str]]:
         """Token ids of the known words, the known words, and the unknown words of a text."""

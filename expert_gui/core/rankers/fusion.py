@@ -38,9 +38,23 @@ from expert_gui.core.rankers.ranking import Ranker, Ranking
 from expert_gui.core.store.manifest import ANCHORS
 
 GRID_STEPS = 20
-# The anchors of a model trained without held-out documents: whole documents, short topics.
+# The anchor of a model trained without held-out documents, for every query: nothing has
+# measured its log-linear model (fusion_choice.py: where too few documents can be held out, it
+# has had little to learn from).
 UNCALIBRATED = "loglinear+model2-jm"
-UNCALIBRATED_SHORT = "loglinear"
+# Papers from outside the collection (who could review this?): each member that judges how a
+# person's writing fits a text's topic, with equal weights: the log-linear model with its prior
+# counted once (its Eq. 2 counts it once per word, which on an abstract puts whoever wrote most
+# first), the person's profile (Model 1 (d)) and their documents (Model 2 (jm)). Not chosen on
+# held-out documents, which ask who wrote a document of the collection: on the reviewer gold
+# standard they put the log-linear model first (0.90) where papers from outside put it last
+# (0.28). docs/results/outside-papers.md measures it; (method, options, weight) each.
+OUTSIDE = (("loglinear", (("aggregation", "prior-once"),), 1 / 3),
+           ("model1-d", (), 1 / 3),
+           ("model2-jm", (), 1 / 3))
+OUTSIDE_LABEL = ("Log-linear (prior once) 0.33, Model 1 (d) 0.33, Model 2 (jm) 0.33 — for a "
+                 "paper from outside the collection, the same for every collection (not "
+                 "chosen on held-out documents)")
 
 
 def anchor_weights(anchor: str, members: Sequence[str]) -> np.ndarray:
@@ -51,16 +65,17 @@ def anchor_weights(anchor: str, members: Sequence[str]) -> np.ndarray:
 class FusionRanker(BatchRanker):
     """Weighted sum of the members' per-query z-scores: `weights` for whole documents and, where
     given, `short_weights` for short topics (query_type.short_topic of `count_words`).
-    `decision` says how the weights were chosen ("anchor", "calibrated", "uncalibrated", or
-    "earlier rule" for models calibrated before issue 21) and each label says it in words, with
-    the evidence."""
+    `decision` says how the weights were chosen ("anchor", "calibrated", "uncalibrated",
+    "outside" for `OUTSIDE`, or "earlier rule" for models whose calibration has no
+    `fusion.decision`) and each label says it in words, with the evidence. `kind` is every
+    query's type where the caller knows it (query_type.OUTSIDE_PAPER)."""
 
     name = "auto"
 
     def __init__(self, rankers: Sequence[Ranker], weights: Sequence[float],
                  decision: str = "calibrated", label: str = "",
                  short_weights: Sequence[float] | None = None, short_label: str = "",
-                 count_words: Callable[[Query], int] | None = None):
+                 count_words: Callable[[Query], int] | None = None, kind: str | None = None):
         if len(rankers) != len(weights) or not rankers or (
                 short_weights is not None and len(short_weights) != len(rankers)):
             raise QueryError("a fusion needs one weight per member")
@@ -76,6 +91,7 @@ class FusionRanker(BatchRanker):
         self.short_label = short_label or (
             "" if short_weights is None else weights_text(names, self.short_weights))
         self.count_words = count_words
+        self.kind = kind  # every query's type, when the caller says it (a paper from outside)
         self.person_ids, self._maps = member_maps(self.rankers)
 
     @property
@@ -86,7 +102,7 @@ class FusionRanker(BatchRanker):
     def weights_for(self, query: Query) -> tuple[np.ndarray, dict]:
         """The weights that rank `query`, and what its ranking says of them."""
         if self.short_weights is None:
-            return self.weights, self.explained(self.weights, self.label)
+            return self.weights, self.explained(self.weights, self.label, self.kind)
         n = self.count_words(query)
         short = short_topic(n)
         weights = self.short_weights if short else self.weights
@@ -163,8 +179,7 @@ def describe_auto(fusion: dict | None, n_documents: int, stopped: bool = False) 
     `stopped`: a partial model, whose training was stopped before its calibration."""
     if fusion is None:
         why = "training was stopped before it" if stopped else "no held-out documents"
-        return (f"{anchor_text(UNCALIBRATED_SHORT)} for short topics, "
-                f"{anchor_text(UNCALIBRATED)} for whole documents — not calibrated ({why})")
+        return f"{anchor_text(UNCALIBRATED)} — not calibrated ({why})"
     weights = weights_text(fusion["members"], fusion["weights"])
     decision = fusion.get("decision")
     if decision is None:  # a model calibrated before issue 21: the grid's best point

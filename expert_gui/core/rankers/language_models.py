@@ -50,6 +50,7 @@ import numpy as np
 from scipy.sparse import csr_matrix, diags
 
 from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.recency import DocumentWeights
 from expert_gui.core.data.text import Tokenizer
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.arrays import HOST
@@ -70,20 +71,23 @@ from expert_gui.core.rankers.common import (
     term_document_matrix,
 )
 from expert_gui.core.rankers.ranking import Ranking
+from expert_gui.core.rankers.recency import log_shares, person_documents
 
 SMOOTHINGS = ("jm", "dirichlet")
 BETA_FROM = ("profiles", "documents")
 
 
-def _statistics(collection: Collection, counts) -> tuple:
-    """|d|, p(t), n(c) and p(d|c) (people x documents): the same for every smoothing."""
+def _statistics(collection: Collection, counts, weights: DocumentWeights | None) -> tuple:
+    """|d|, p(t), n(c) and p(d|c) (people x documents): the same for every smoothing. Under
+    recency `weights` a person is their documents by weight (rankers/recency.py): n(c) =
+    sum_d w_d a(d,c) |d| and p(d|c) = w_d a(d,c) / sum_d' w_d' a(d',c)."""
     doc_lengths = collection.doc_lengths.astype(np.float64)
     cf = np.asarray(counts.sum(axis=0)).ravel()
     p_background = cf / max(cf.sum(), 1.0)  # p(t)
-    assoc = collection.association_matrix().T.tocsr()  # C x D
+    assoc = person_documents(collection, weights)  # C x D: a(d,c), or w_d a(d,c)
     person_lengths = assoc @ doc_lengths  # n(c)
-    n_docs = np.diff(assoc.indptr).astype(np.float64)
-    p_doc_given_person = (diags(1.0 / np.maximum(n_docs, 1.0)) @ assoc).tocsr()  # p(d|c)
+    n_docs = np.asarray(assoc.sum(axis=1)).ravel()
+    p_doc_given_person = (diags(1.0 / np.where(n_docs > 0, n_docs, 1.0)) @ assoc).tocsr()
     return doc_lengths, p_background, person_lengths, p_doc_given_person
 
 
@@ -93,7 +97,7 @@ class _LanguageModelBase(BatchRanker):
     model_number = 0
 
     def __init__(self, collection: Collection, smoothing: str = "jm", lam: float = 0.5,
-                 beta: float | None = None, arrays=HOST):
+                 beta: float | None = None, arrays=HOST, weights: DocumentWeights | None = None):
         if smoothing not in SMOOTHINGS:
             raise QueryError(f"smoothing must be one of {SMOOTHINGS}, not {smoothing!r}")
         if not 0.0 < lam <= 1.0:
@@ -106,10 +110,16 @@ class _LanguageModelBase(BatchRanker):
         self.person_ids = collection.person_ids
         self.tokenizer = Tokenizer(collection.settings)
         self.counts = term_document_matrix(collection)  # D x V, n(t, d)
+        self.weights = weights
+        self.recency_key = None if weights is None else weights.key
         (self.doc_lengths, self.p_background, self.person_lengths,
-         self.p_doc_given_person) = shared(collection, "language models",
-                                           lambda: _statistics(collection, self.counts))
-        self.beta = float(self.smoothed_lengths().mean()) if beta is None else float(beta)
+         self.p_doc_given_person) = shared(collection, ("language models", self.recency_key),
+                                           lambda: _statistics(collection, self.counts, weights))
+        self.log_share = log_shares(collection, weights)  # log r_c, or None
+        lengths = self.smoothed_lengths()
+        if weights is not None and (lengths > 0).any():  # of the people ranked under recency
+            lengths = lengths[lengths > 0]
+        self.beta = float(lengths.mean()) if beta is None else float(beta)
         if smoothing == "dirichlet" and self.beta <= 0:
             raise QueryError("Dirichlet smoothing needs beta > 0 (the collection has no words)")
 
@@ -127,16 +137,20 @@ class _LanguageModelBase(BatchRanker):
         terms, n_tq, known, unknown = encode_query(self.tokenizer, self.collection.vocab, query)
         if len(terms) == 0:
             return no_known_words(query, self.name, self.person_ids, unknown)
-        return ranked(query, self.name, self.person_ids, self.scores(terms, n_tq), known,
-                      unknown, depth)
+        return ranked(query, self.name, self.person_ids, self.shared_out(self.scores(terms, n_tq)),
+                      known, unknown, depth)
+
+    def shared_out(self, scores: np.ndarray) -> np.ndarray:
+        """Scores (people last) with each person's log r_c added under recency."""
+        return scores if self.log_share is None else scores + self.log_share
 
     def scores(self, terms: np.ndarray, n_tq: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def score_batch(self, queries: Sequence[Query]) -> Scores:
         encoded = encode_queries(queries, self.tokenizer, self.collection.vocab)
-        return Scores(self.name, self.person_ids, encoded.texts, self.batch_scores(encoded),
-                      encoded.known, encoded.unknown)
+        return Scores(self.name, self.person_ids, encoded.texts,
+                      self.shared_out(self.batch_scores(encoded)), encoded.known, encoded.unknown)
 
     def batch_scores(self, encoded: EncodedQueries) -> np.ndarray:
         """queries x people scores of a block (rows of queries with no known word: anything)."""
@@ -162,14 +176,16 @@ class Model1(_LanguageModelBase):
     model_number = 1
 
     def __init__(self, collection: Collection, smoothing: str = "jm", lam: float = 0.5,
-                 beta: float | None = None, beta_from: str = "profiles", arrays=HOST):
+                 beta: float | None = None, beta_from: str = "profiles", arrays=HOST,
+                 weights: DocumentWeights | None = None):
         if beta_from not in BETA_FROM:
             raise QueryError(f"beta_from must be one of {BETA_FROM}, not {beta_from!r}")
         self.beta_from = beta_from
-        super().__init__(collection, smoothing, lam, beta, arrays)
+        super().__init__(collection, smoothing, lam, beta, arrays, weights)
         if smoothing == "dirichlet" and beta_from == "documents":
             self.name += "-doc"
-        self.profiles = shared(collection, "Model 1 profiles", self._profiles)  # C x V, p(t|c)
+        self.profiles = shared(collection, ("Model 1 profiles", self.recency_key),
+                               self._profiles)  # C x V, p(t|c)
         self.person_lambda = self.smoothing_weight(self.person_lengths)
         self.batch_width = len(self.person_ids) + len(collection.vocab)
 
@@ -212,8 +228,8 @@ class Model2(_LanguageModelBase):
     model_number = 2
 
     def __init__(self, collection: Collection, smoothing: str = "jm", lam: float = 0.5,
-                 beta: float | None = None, arrays=HOST):
-        super().__init__(collection, smoothing, lam, beta, arrays)
+                 beta: float | None = None, arrays=HOST, weights: DocumentWeights | None = None):
+        super().__init__(collection, smoothing, lam, beta, arrays, weights)
         # column t: the documents holding t and n(t, d)
         self.postings = shared(collection, "postings", self.counts.tocsc)
         doc_lambda = self.smoothing_weight(self.doc_lengths)
@@ -324,7 +340,7 @@ class Model2(_LanguageModelBase):
     @cached_property
     def _documents_people(self):
         """documents x people: p(d|c)."""
-        return shared(self.collection, "documents x people p(d|c)",
+        return shared(self.collection, ("documents x people p(d|c)", self.recency_key),
                       self.p_doc_given_person.T.tocsr)
 
     @cached_property

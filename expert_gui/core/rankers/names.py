@@ -3,7 +3,7 @@
 
 METHODS = ("auto", "loglinear", "model1-jm", "model1-d", "model1-d-doc", "model2-jm", "model2-d",
            "tfidf", "lsi", "ensemble")
-AGGREGATIONS = ("sum", "mean", "informative")  # of the log-linear ranker's word scores
+AGGREGATIONS = ("sum", "mean", "informative", "prior-once")  # of the log-linear word scores
 FUSIONS = ("product", "rrf")  # of an ensemble's members
 ENSEMBLE_MEMBERS = ("model2-jm", "loglinear")  # the ensemble's, by default (the paper's Table 4)
 
@@ -16,6 +16,7 @@ METHOD_LABELS = {
     "model2-d": "Model 2 (d)",
     "model2-jm": "Model 2 (jm)",
     "loglinear": "Log-linear",
+    "loglinear-prior-once": "Log-linear (prior once)",
     "ensemble": "Ensemble",
     "auto": "Auto (fusion)",
     "chance": "Chance (random ranking)",

@@ -21,10 +21,42 @@ LONG_QUERY_WORDS = 12
 SHORT_MAJORITY = 0.5
 
 
+# A query the user says is a paper or proposal from outside the collection (`--outside`, the
+# query panel's choice, every `assign`): who could review it? `auto` ranks it with
+# fusion.OUTSIDE whatever its length.
+OUTSIDE_PAPER = "paper from outside"
+
+
+def outside_reason() -> str:
+    """Why `auto` ranks a paper from outside as it does (fusion.OUTSIDE)."""
+    return ("a paper from outside asks who could review it, not who wrote it: auto adds the "
+            "three members that judge how a person's writing fits its topic, with equal weights, "
+            "the log-linear model counting each person's prior once; held-out documents, which "
+            "ask who wrote a document of the collection, do not choose them. For a code base's "
+            "patches the log-linear model alone did better (docs/results/outside-papers.md)")
+
+
+# Why a ranking carries no P(expert), as every screen says it (`p_expert_missing`).
+NO_P_EXPERT_FIT = ("the model was trained without held-out documents, before P(expert) "
+                   "existed, or the method's options differ from those it was fitted with")
+NO_P_EXPERT_OUTSIDE = ("P(expert) is fitted on held-out documents, on who wrote them: it is not "
+                       "calibrated for a paper from outside, so each person's score is shown")
+NO_P_EXPERT_RECENCY = ("P(expert) is fitted with every document counting, not under recency, so "
+                       "each person's score is shown")
+
+
+def p_expert_missing(outside: bool = False, recency: bool = False) -> str:
+    """Why a ranking of a paper from outside (`outside`), under recency, or else has no
+    P(expert)."""
+    if outside:
+        return NO_P_EXPERT_OUTSIDE
+    return NO_P_EXPERT_RECENCY if recency else NO_P_EXPERT_FIT
+
+
 def words_in(tokenizer, query) -> int:
-    """A query's words, as its type counts them: a text's words by the model's tokenizer, or the
-    number of token ids."""
-    return len(tokenizer.words(query)) if isinstance(query, str) else len(query)
+    """A query's words, as its type counts them: a text's words by the model's tokenizer
+    (`Tokenizer.count_words`), or the number of token ids."""
+    return tokenizer.count_words(query) if isinstance(query, str) else len(query)
 
 
 def short_topic(n_words: int) -> bool:
@@ -57,6 +89,10 @@ def auto_reason(calibration: dict | None, n_words: int) -> str:
         if fusion["short_topics"].get("short_share", 0.0) > SHORT_MAJORITY:
             return ("most held-out documents are short like this query (titles), so they chose "
                     "auto's weights for it as for a whole document")
+        if fusion["short_topics"].get("anchor", "loglinear") != "loglinear":
+            return ("too few documents could be held out to test the log-linear model's start, "
+                    "and it has had little to learn from, so a short topic ranks as a whole "
+                    "document does")
         return ("auto starts from the log-linear model, not from a start chosen on held-out "
                 "documents (who wrote this document?), and leaves it only as far as they show; "
                 "on the short topics of other collections that was within 0.01 of the best "

@@ -3,7 +3,8 @@
 A document is its TF-IDF vector: raw term frequency times scikit-learn's smoothed idf,
 ln((1 + |D|) / (1 + df(t))) + 1. LSI projects those vectors onto 300 latent topics with a truncated
 SVD. A person's vector is the sum of their documents' vectors, and people are ranked by the cosine
-between their vector and the query's, which is built the same way as a document's.
+between their vector and the query's, which is built the same way as a document's. Under recency
+the sum is by weight and the cosine is multiplied by the person's share r_c (rankers/recency.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfTransformer
 
 from expert_gui.core.data.collection import Collection
+from expert_gui.core.data.recency import DocumentWeights
 from expert_gui.core.data.text import Tokenizer
 from expert_gui.core.rankers.arrays import HOST
 from expert_gui.core.rankers.batch import BatchRanker, Query, Scores, encode_queries, term_block
@@ -28,6 +30,7 @@ from expert_gui.core.rankers.common import (
     term_document_matrix,
 )
 from expert_gui.core.rankers.ranking import Ranking
+from expert_gui.core.rankers.recency import log_shares, person_documents
 
 
 class TfidfRanker(BatchRanker):
@@ -35,30 +38,40 @@ class TfidfRanker(BatchRanker):
 
     name = "tfidf"
 
-    def __init__(self, collection: Collection, arrays=HOST):
+    def __init__(self, collection: Collection, arrays=HOST,
+                 weights: DocumentWeights | None = None):
         self.collection = collection
         self.arrays = arrays
         self.batch_width = collection.n_people + len(collection.vocab)
         self.person_ids = collection.person_ids
         self.tokenizer = Tokenizer(collection.settings)
-        self.tfidf, self.doc_vectors, self.people, self.person_norms = shared(
-            collection, "tf-idf", self._tfidf_index)
+        self.tfidf, self.doc_vectors = shared(collection, "tf-idf", self._tfidf_index)
+        self.people, self.person_norms = shared(
+            collection, ("tf-idf people", None if weights is None else weights.key),
+            lambda: self._people_index(weights))
+        log_share = log_shares(collection, weights)
+        self.share = None if log_share is None else np.exp(log_share)  # r_c (recency.py)
 
     def _tfidf_index(self) -> tuple:
-        """The idf fitted on the collection, the documents' TF-IDF vectors (the counts times
-        their words' idf, over the counts' own indices), the people's (columns: query terms) and
-        their norms: one of each per collection, for TF-IDF and LSI."""
+        """The idf fitted on the collection and the documents' TF-IDF vectors (the counts times
+        their words' idf, over the counts' own indices): one of each per collection, for TF-IDF
+        and LSI."""
         counts = term_document_matrix(self.collection)
         tfidf = TfidfTransformer(norm=None, smooth_idf=True, sublinear_tf=False).fit(counts)
-        doc_vectors = csr_matrix((counts.data * tfidf.idf_[counts.indices], counts.indices,
+        return tfidf, csr_matrix((counts.data * tfidf.idf_[counts.indices], counts.indices,
                                   counts.indptr), shape=counts.shape)
-        people = self.sum_per_person(doc_vectors).tocsc()
-        return (tfidf, doc_vectors, people,
-                np.sqrt(np.asarray(people.multiply(people).sum(axis=1)).ravel()))
 
-    def sum_per_person(self, doc_vectors):
-        """C x dims: each person's vector is the sum of their documents' vectors."""
-        return self.collection.association_matrix().T.tocsr() @ doc_vectors
+    def _people_index(self, weights: DocumentWeights | None) -> tuple:
+        """The people's vectors (C x words, columns: query terms), each the sum of their
+        documents' vectors (by weight under recency), and their norms."""
+        people = (person_documents(self.collection, weights) @ self.doc_vectors).tocsc()
+        return people, np.sqrt(np.asarray(people.multiply(people).sum(axis=1)).ravel())
+
+    def shared_out(self, cosines: np.ndarray) -> np.ndarray:
+        """Cosines (people last) times each person's r_c under recency; -inf where r_c is 0."""
+        if self.share is None:
+            return cosines
+        return np.where(self.share > 0, cosines * self.share, -np.inf)
 
     def query_tfidf(self, terms: np.ndarray, counts: np.ndarray) -> csr_matrix:
         row = csr_matrix((counts, (np.zeros(len(terms), dtype=np.int64), terms)),
@@ -74,13 +87,13 @@ class TfidfRanker(BatchRanker):
         terms, counts, known, unknown = encode_query(self.tokenizer, self.collection.vocab, query)
         if len(terms) == 0:
             return no_known_words(query, self.name, self.person_ids, unknown)
-        return ranked(query, self.name, self.person_ids, self.similarities(terms, counts), known,
-                      unknown, depth)
+        return ranked(query, self.name, self.person_ids,
+                      self.shared_out(self.similarities(terms, counts)), known, unknown, depth)
 
     def score_batch(self, queries: Sequence[Query]) -> Scores:
         encoded = encode_queries(queries, self.tokenizer, self.collection.vocab)
         vectors = self.tfidf.transform(encoded.matrix())
-        cosines = self.arrays.host(self.batch_similarities(vectors)).T
+        cosines = self.shared_out(self.arrays.host(self.batch_similarities(vectors)).T)
         return Scores(self.name, self.person_ids, encoded.texts, cosines, encoded.known,
                       encoded.unknown)
 
@@ -119,8 +132,9 @@ class LsiRanker(TfidfRanker):
     # rounded (one thread or two gave different orders of them before).
     ROUNDING = 1e-5
 
-    def __init__(self, collection: Collection, dims: int = 300, seed: int = 0, arrays=HOST):
-        super().__init__(collection, arrays)
+    def __init__(self, collection: Collection, dims: int = 300, seed: int = 0, arrays=HOST,
+                 weights: DocumentWeights | None = None):
+        super().__init__(collection, arrays, weights)
         n = self.doc_vectors.shape[0]
         sample = None if n <= self.FIT_DOCUMENTS else \
             np.sort(np.random.default_rng([seed, 4]).choice(n, self.FIT_DOCUMENTS, replace=False))

@@ -62,7 +62,9 @@ def _people(value, where: str) -> None:
 _HISTORY_ENTRY = obj({"epoch": integer(1)}, {"step": integer(0), "train_loss": number,
                                              "val_loss": optional(number)}, other=json_value)
 
-# What a model's manifest and a checkpoint's state both carry.
+# What a model's manifest and a checkpoint's state both carry. `text_settings` is how text
+# became tokens (data/text.py's TextSettings, its rules included); one without `segmentation`
+# was written before that rule was recorded, and its model reads text by the earlier rule.
 _COMMON_KEYS: dict[str, Check] = {
     "format_version": integer(1),
     "sha256": sha256_hex,

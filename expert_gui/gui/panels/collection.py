@@ -205,13 +205,21 @@ class CollectionPanel(QWidget):
         if path is not None:
             self.open_collection(path)
 
-    def open_collection(self, path: Path, columns: TableColumns | None = None) -> None:
+    def reread(self, settings) -> None:
+        """Read the open collection again with other text settings (a model's own, trained
+        with an earlier rule), with the columns it was read with."""
+        if self.state.collection_path is not None:
+            self.open_collection(self.state.collection_path, self.columns, settings)
+
+    def open_collection(self, path: Path, columns: TableColumns | None = None,
+                        settings=None) -> None:
         """Load in the background; a load started while another runs replaces it. A table of
-        publications first shows its columns, to be confirmed or changed."""
+        publications first shows its columns, to be confirmed or changed. `settings`: the text
+        settings to read it with (default: the current rules)."""
         path = Path(path)
         if columns is None:
             path = collection_path(path)  # a file of a collection folder: the folder
-        table = table_to_preview(path) if columns is None else None
+        table = table_to_preview(path) if columns is None and settings is None else None
         if table is not None:  # a table, or a folder holding one: its columns first
             choose_table_columns(self, self.state.runner, table,
                                  lambda chosen: self.open_collection(path, chosen))
@@ -223,6 +231,7 @@ class CollectionPanel(QWidget):
         self.state.message.emit(f"Loading {path}…")
         self.state.runner.start(
             "load", load_collection, path, columns=columns,
+            **({} if settings is None else {"settings": settings}),
             on_progress=self._on_progress,
             on_success=lambda collection: self._loaded(collection, path, columns),
             on_failure=lambda exc, tb: self._failed(f"Cannot open {path.name or path}", exc, tb),

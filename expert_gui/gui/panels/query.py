@@ -1,28 +1,27 @@
-"""Query panel: type a topic, see the people ranked by the chosen method (`auto`, the fusion
-chosen on the model's held-out documents, by default), each with the ranking method's own number
-under its name (P(expert), comparable across queries, where the model holds a fit for the
-method; else P(c|q) for the log-linear model, or the method's score), which query words the
-model does not know, why a person ranks where they do (each word's P(c|w), Eq. 1, and their
-supporting documents), only among a list of people if given, and export the ranking as CSV or a
-TREC run, labelled with the method, query, model, collection and date.
+"""Query panel: type a topic, or paste a paper from outside the collection (who could review
+it?), see the people ranked by the chosen method (`auto`, the fusion chosen on the model's
+held-out documents, by default), each with the ranking method's own number under its name
+(P(expert), comparable across queries, where the model holds a fit for the method and the query
+asks what it was fitted on; else P(c|q) for the log-linear model, or the method's score), which
+query words the model does not know, why a person ranks where they do (each word's P(c|w), Eq.
+1, and their supporting documents), only among a list of people if given, with recent work
+counting more if asked (query_options.py), and export the ranking as CSV or a TREC run
+(query_export.py), labelled with the method, query, model, collection and date.
 
-Near 750 lines, on purpose: the ranking, its table, the explanation and the export all follow one
-query, one chosen ranker (built in the background, a baseline standing in before any model) and
-one chosen person; splitting them would pass that state between modules."""
+The ranking and its table follow one query and one chosen ranker (built in the background, a
+baseline standing in before any model), so they stay here; why the chosen person ranks where
+they do is query_explain.py, what the panel says before a ranking query_texts.py, the number
+beside each person query_values.py, the completion of a typed word query_completer.py."""
 
 from __future__ import annotations
 
-import csv
 import html
-import re
-from datetime import datetime
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QStringListModel, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QCompleter,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -34,30 +33,40 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from expert_gui.core.errors import OutputFolderError
-from expert_gui.core.evaluation.every_document import measured_note
-from expert_gui.core.evaluation.runs import write_run
+from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.tables import label
-from expert_gui.core.paths import models_dir
 from expert_gui.core.rankers.candidates import Restricted
-from expert_gui.core.rankers.loglinear import LogLinearRanker, supporting_documents
+from expert_gui.core.rankers.loglinear import LogLinearRanker
 from expert_gui.core.rankers.methods import make_ranker
-from expert_gui.core.rankers.names import METHODS, SCORE_NAMES
-from expert_gui.core.rankers.query_type import auto_reason, query_kind
-from expert_gui.core.store.model_folders import (
-    COMPLETE,
-    PARTIAL,
-    list_model_folders,
-    partial_text,
+from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.rankers.query_type import (
+    OUTSIDE_PAPER,
+    auto_reason,
+    outside_reason,
+    query_kind,
+    words_in,
 )
-from expert_gui.gui.dialogs import show_error
+from expert_gui.core.store.model_folders import partial_text
+from expert_gui.gui.panels.query_completer import WordCompleter
+from expert_gui.gui.panels.query_explain import Explanation
+from expert_gui.gui.panels.query_export import RankingExport
+from expert_gui.gui.panels.query_options import (
+    PAPER,
+    TOPIC,
+    PaperEdit,
+    QueryOptions,
+    no_p_expert,
+    variant_words,
+)
+from expert_gui.gui.panels.query_texts import ModelTexts
+from expert_gui.gui.panels.query_values import VALUE_HEADER, score_bars, shown_values
 from expert_gui.gui.people_filter import PeopleFilterDialog
-from expert_gui.gui.prepared_rankers import NEEDS_MODEL, PreparedRankers
-from expert_gui.gui.save_dialogs import file_stem, save_file
+from expert_gui.gui.prepared_rankers import NEEDS_MODEL, PreparedRankers, Variant
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BarDelegate,
     ColumnFitter,
+    ElidedLabel,
     boxed,
     compact,
     fill_table,
@@ -66,58 +75,14 @@ from expert_gui.gui.widgets import (
 )
 
 DEFAULT_DEPTH = 50
-TREC_TOPIC_ID = "query"
-SHOWN_DOCUMENTS = 50  # supporting documents listed per person (the title says how many exist)
+SHOWN_WORDS = 16  # query words named in the line under the query (a pasted paper has hundreds)
 
 
 # The baseline chosen before any model is trained (the methods of NEEDS_MODEL come after).
 FIRST_BASELINE = "model1-d"  # the strongest baseline on DPDK's topics (docs/results)
 
 
-def score_bars(scores: np.ndarray) -> np.ndarray:
-    """Bars for a method's own scores, as a share of the best: a log-probability (Model 1/2's
-    log P(q|c)) as exp(score - best), a similarity as score / best."""
-    scores = np.asarray(scores, dtype=np.float64)
-    if not len(scores):
-        return scores
-    best = float(scores.max())
-    if best <= 0:
-        return np.exp(scores - best)
-    return np.clip(scores / best, 0.0, 1.0)
-
-
-VALUE_HEADER = "Score"  # the column of numbers until a ranking names its own
-
-
-class WordCompleter(QCompleter):
-    """Completes the word being typed (the last one), not the whole query."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.words = QStringListModel(self)
-        self.setModel(self.words)
-        self.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.setFilterMode(Qt.MatchFlag.MatchStartsWith)
-        self.setModelSorting(QCompleter.ModelSorting.UnsortedModel)  # most frequent first
-        self.setMaxVisibleItems(12)
-
-    def set_words(self, words: list[str]) -> None:
-        # the same words (a model retrained on the same collection) leave the list alone: a
-        # reset hides the open popup, and keys on their way to it are lost
-        if words != self.words.stringList():
-            self.words.setStringList(words)
-
-    def splitPath(self, path: str) -> list[str]:
-        last = path.split(" ")[-1]
-        return [last] if last else ["\0"]  # after a space: no word begun, no list
-
-    def pathFromIndex(self, index) -> str:
-        text = self.widget().text() if self.widget() is not None else ""
-        head = text.rsplit(" ", 1)[0] + " " if " " in text else ""
-        return head + str(index.data())
-
-
-class QueryPanel(QWidget):
+class QueryPanel(Explanation, ModelTexts, RankingExport, QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
         self.state = state
@@ -127,6 +92,10 @@ class QueryPanel(QWidget):
         self.loglinear_ranking = None  # of the current query, always: P(c|q) and the entropy
         self.ranking = None  # of the current query by the chosen method
         self.ranked_by = ""  # the method that made `ranking` (the log-linear one until ready)
+        self.variant = Variant()  # the query's kind and recency, as chosen
+        self.ranked_variant = Variant()  # those of `ranking`
+        self.recency_text = ""  # what the recency of `ranking` did to the documents
+        self._method_recency = ""  # the same, of the method ranker's
         self._documents = []
         # (query, person id) of the person the user selected: a ranking of the same query (by
         # another method or model, to another depth) keeps them selected where listed
@@ -152,7 +121,18 @@ class QueryPanel(QWidget):
         self.query_edit.setCompleter(self.completer)
         self.query_edit.returnPressed.connect(self.run_query)
         self.search_button = QPushButton("Rank people")
+        self.search_button.setToolTip("Rank the people for the topic (Enter) or the pasted "
+                                      "paper (Ctrl+Enter)")
         self.search_button.clicked.connect(self.run_query)
+        self.options = QueryOptions()
+        self.options.changed.connect(self._variant_chosen)
+        self.paper_edit = PaperEdit()
+        self.paper_edit.submitted.connect(self.run_query)
+        self.paper_edit.setVisible(False)
+        self.paper_hint = ElidedLabel("The paper goes in the box below; Ctrl+Enter ranks it.",
+                                      words=True)
+        self.paper_hint.setStyleSheet("color: #495057;")
+        self.paper_hint.setVisible(False)
         self.depth_spin = QSpinBox()
         self.depth_spin.setRange(1, 100_000)
         self.depth_spin.setValue(DEFAULT_DEPTH)
@@ -198,6 +178,7 @@ class QueryPanel(QWidget):
         top.addWidget(self.method_combo)
         top.addWidget(self.people_button)
         top.addWidget(self.query_edit, 1)
+        top.addWidget(self.paper_hint, 1)
         top.addWidget(self.depth_spin)
         top.addWidget(self.search_button)
         top.addWidget(self.export_button)
@@ -220,10 +201,23 @@ class QueryPanel(QWidget):
         main.addWidget(why)
         main.setSizes([640, 600])
 
+        below = QWidget()  # the ranking, under a pasted paper that may be made taller
+        bl = QVBoxLayout(below)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.setSpacing(2)
+        bl.addWidget(self.words_label)
+        bl.addWidget(main, 1)
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(self.paper_edit)
+        body.addWidget(below)
+        body.setStretchFactor(1, 1)
+        body.setSizes([self.fontMetrics().lineSpacing() * 7 + 12, 600])
+
         layout = QVBoxLayout(self)
+        layout.setSpacing(3)  # two rows of controls above the ranking, on a small screen too
         layout.addLayout(top)
-        layout.addWidget(self.words_label)
-        layout.addWidget(main, 1)
+        layout.addWidget(self.options)
+        layout.addWidget(body, 1)
 
         self._dropped = ""  # why the last model was closed, until another opens
         self._wanted_method = ""  # the user's method while a baseline stands in for it
@@ -231,6 +225,7 @@ class QueryPanel(QWidget):
         # as soon as they open: choosing a method answers at once.
         self.rankers = PreparedRankers(state, self)
         self.rankers.ready.connect(self._ranker_ready)
+        self.rankers.variant_ready.connect(self._variant_ready)
         self._training_for = None  # the collection a run is training a model for
         self._query_path = None  # the collection the query box's text was typed for
         self._text_at_load = None  # the query box's text when a collection began to load
@@ -238,7 +233,7 @@ class QueryPanel(QWidget):
         state.model_dropped.connect(self._model_dropped)
         state.model_changed.connect(self._model_changed)
         state.collection_changed.connect(self._collection_changed)
-        state.query_requested.connect(self.set_query)
+        state.query_requested.connect(self._query_requested)
         state.people_changed.connect(self._people_changed)
         state.retraining_changed.connect(self._retraining_changed)
         self._model_changed(state.model)
@@ -266,25 +261,9 @@ class QueryPanel(QWidget):
             self.completer.set_words(model.vocab.words[1:])
             self.words_label.setText(self._model_text(model))
         self._build_method_ranker()
-        if self.method_ranker is None and self.query_edit.text().strip():
+        if self.method_ranker is None and self.query_text():
             self.run_query()  # a ranker chosen before has ranked already (_method_ready)
 
-    def _model_text(self, model) -> str:
-        """What the open model is, before any query."""
-        text = f"{model.n_people:,} people, {model.n_words:,} words known. Press Enter to rank."
-        if partial_text(model):
-            text += (f' <span style="color:#d9480f">A <b>partial</b> model: training was '
-                     f"{html.escape(partial_text(model))}.</span>")
-        if measured := self._measured_text():
-            text += f" {measured[0].upper()}{measured[1:]}."
-        return text
-
-    def _measured_text(self) -> str:
-        """While a run trains the open model again on every document: that the measured model
-        answers and what it lacks ('' otherwise)."""
-        if not self.state.measured_answers():
-            return ""
-        return f'<span style="color:#d9480f">{html.escape(measured_note(self.state.model))}</span>'
 
     def _retraining_changed(self) -> None:
         """The run that trains the open model again ended (stopped: the measured model stays
@@ -343,35 +322,6 @@ class QueryPanel(QWidget):
             self._wanted_method = ""
         self.method_combo.blockSignals(False)
 
-    def _no_model_text(self) -> str:
-        """With no model: the baselines answer now; why the last model closed, and the saved
-        models of this collection, newest first, to open."""
-        collection = self.state.collection
-        if collection is None:
-            return "Open a collection (Ctrl+O): the baselines answer at once, the log-linear " \
-                   "model after training."
-        baselines = (f"Until a model is trained, {html.escape(label(self.method()))} and the "
-                     "other baselines answer here; the log-linear model, Auto and the "
-                     "ensemble come after training.")
-        if self._training_for is collection:
-            return (f"Training a model for <b>{html.escape(collection.name)}</b>: it answers "
-                    f"here as soon as it is saved. {baselines}")
-        if self._dropped:
-            return (html.escape(self._dropped) + "<br>" + self._saved_models_text(collection)
-                    + " " + baselines)
-        return self._saved_models_text(collection) + " " + baselines
-
-    def _saved_models_text(self, collection) -> str:
-        saved = [f for f in list_model_folders(models_dir())
-                 if f.kind in (COMPLETE, PARTIAL) and f.belongs_to(collection)]
-        name = html.escape(collection.name)
-        if not saved:
-            return (f"No model for <b>{name}</b> yet: train one (Ctrl+T), then query here.")
-        links = ", ".join(f'<a href="{html.escape(str(f.path))}">{html.escape(f.name)}</a>'
-                          + (" (partial)" if f.kind == PARTIAL else "") for f in saved[:3])
-        more = f" and {len(saved) - 3} more in the Training panel" if len(saved) > 3 else ""
-        return (f"No model open for <b>{name}</b>. Open one trained on it (newest first): "
-                f"{links}{more}; or train a new one (Ctrl+T).")
 
     def _link(self, href: str) -> None:
         self.state.model_requested.emit(Path(href))
@@ -397,8 +347,43 @@ class QueryPanel(QWidget):
         baseline) while the chosen method's ranker is built, then with it."""
         self._wanted_method = ""  # the user's choice replaces the one a baseline stood in for
         self._build_method_ranker()
-        if self.method_ranker is None and self.query_edit.text().strip():
+        if self.method_ranker is None and self.query_text():
             self.run_query()  # not built before: the stand-in ranks until it is
+
+    def _variant_chosen(self) -> None:
+        """A topic or a paper, and recency: the box for the text, then the ranker for them."""
+        outside = self.options.outside()
+        self.query_edit.setVisible(not outside)
+        self.paper_hint.setVisible(outside)
+        self.paper_edit.setVisible(outside)
+        try:
+            variant = self.options.variant()
+        except QueryError:  # said beside the fields
+            self._forget_ranking("")
+            return
+        if variant.outside != self.variant.outside:
+            if outside and not self.paper_edit.text().strip():  # a topic box's pasted paper
+                self.paper_edit.setPlainText(self.query_edit.text().strip())
+            (self.paper_edit if outside else self.query_edit).setFocus()
+        self.variant = variant
+        self._build_method_ranker()
+        if not self.query_text():  # the ranking on screen is of the other box's text
+            self._forget_ranking("Paste a paper's title and abstract above, then press "
+                                 "Ctrl+Enter." if outside else "Type a topic and press Enter.")
+        elif self.method_ranker is None:
+            self.run_query()  # says what is being prepared
+
+    def _forget_ranking(self, text: str) -> None:
+        self.ranking = None
+        self.export_button.setEnabled(False)
+        self._clear_results()
+        self.words_label.setText(text)
+
+    def query_text(self) -> str:
+        """The topic typed, or the paper pasted, as chosen."""
+        edit = self.paper_edit if self.options.outside() else self.query_edit
+        return edit.text().strip()
+
     def choose_people(self) -> None:
         model = self.state.model
         if model is None:
@@ -416,19 +401,28 @@ class QueryPanel(QWidget):
     def _people_changed(self) -> None:
         n = len(self.state.people)
         self.people_button.setText(f"People: {n:,} chosen" if n else "People: everybody")
-        if self.ranker is not None and self.query_edit.text().strip():
+        if (self.ranker is not None or self.method_ranker is not None) and self.query_text():
             self.run_query()
 
     def _build_method_ranker(self) -> None:
         """The chosen method's ranker: prepared already (every method's is, in the background,
         once per model and collection), or built now; until it is ready, and for Log-linear,
         the log-linear model ranks (without a model, nothing: the query waits for the stand-in
-        baseline)."""
+        baseline). A paper from outside or recency (a `Variant`) has rankers of its own, built
+        when chosen; nothing stands in for them."""
         self.method_ranker = None
         model, collection, method = self.state.model, self.state.collection, self.method()
         self.rankers.prepare(method)
-        if collection is None or method == "loglinear" or (model is None and
-                                                            method in NEEDS_MODEL):
+        if collection is None or (model is None and method in NEEDS_MODEL):
+            return
+        if self.variant:
+            built = self.rankers.get_variant(method, self.variant)
+            if built is not None:
+                self._method_ready(built.ranker, method, self.variant, built.recency_text)
+            else:
+                self.rankers.want_variant(method, self.variant)
+            return
+        if method == "loglinear":
             return
         built = self.rankers.get(method)
         if built is not None:
@@ -437,14 +431,20 @@ class QueryPanel(QWidget):
             self.rankers.want(method)
 
     def _ranker_ready(self, method: str, ranker) -> None:
-        if method == self.method() and self.method_ranker is None:
+        if method == self.method() and self.method_ranker is None and not self.variant:
             self._method_ready(ranker, method)
 
-    def _method_ready(self, ranker, method: str) -> None:
-        if method != self.method():
+    def _variant_ready(self, method: str, variant: Variant, built) -> None:
+        if self.method_ranker is None:
+            self._method_ready(built.ranker, method, variant, built.recency_text)
+
+    def _method_ready(self, ranker, method: str, variant: Variant = Variant(),
+                      recency_text: str = "") -> None:
+        if method != self.method() or variant != self.variant:
             return  # built for a choice that has since changed
         self.method_ranker = ranker
-        if self.query_edit.text().strip():
+        self._method_recency = recency_text
+        if self.query_text():
             self.run_query()
 
     def chosen_method(self) -> str:
@@ -465,32 +465,58 @@ class QueryPanel(QWidget):
         self.run_query()
 
     def focus_query(self) -> None:
+        if self.options.outside():
+            self.paper_edit.setFocus()
+            self.paper_edit.selectAll()
+            return
         self.query_edit.setFocus()
         self.query_edit.selectAll()
 
     def set_query(self, text: str) -> None:
-        self.query_edit.setText(text)
+        """Rank `text` as what is chosen: a topic, or a paper from outside."""
+        if self.options.outside():
+            self.paper_edit.setPlainText(text)
+        else:
+            self.query_edit.setText(text)
         self.run_query()
+
+    def set_paper(self, text: str) -> None:
+        """Rank `text` as a paper from outside the collection."""
+        self.paper_edit.setPlainText(text)
+        if self.options.kind() != PAPER:
+            self.options.set_kind(PAPER)  # ranks it, once its ranker is ready
+        else:
+            self.run_query()
+
+    def _query_requested(self, text: str) -> None:
+        """Another panel asks for a topic (of the topic set, a profile's word)."""
+        self.options.set_kind(TOPIC)
+        self.set_query(text)
 
     def run_query(self) -> None:
         """Rank on the GUI thread: one matrix-vector product and a softmax over people (or a
         baseline's sparse product, before any model)."""
-        text = self.query_edit.text().strip()
+        text = self.query_text()
         if not text:
             return
-        if self.ranker is None and self.method_ranker is None:
-            self.words_label.setText(
+        if self.options.problem:  # a recency that cannot be used
+            return
+        waiting = bool(self.variant) and self.method_ranker is None
+        if waiting or (self.ranker is None and self.method_ranker is None):
+            what = " ".join(filter(None, (label(self.method()), variant_words(self.variant))))
+            self._forget_ranking(
                 "Open a collection first (Ctrl+O)." if self.state.collection is None else
-                f"{html.escape(label(self.method()))} is being prepared: the query runs when "
-                "it is ready.")
+                f"{html.escape(what)} is being prepared: the query runs when it is ready.")
             return
         self.loglinear_ranking = self.ranker.rank(text) if self.ranker is not None else None
         ranker, self.ranked_by = self.ranker, "loglinear"
+        self.ranked_variant, self.recency_text = Variant(), ""
         if self.method_ranker is not None:
             ranker, self.ranked_by = self.method_ranker, self.method()
+            self.ranked_variant, self.recency_text = self.variant, self._method_recency
         people = self.state.people
         if people:
-            ranker = Restricted(ranker, people)
+            ranker = among(ranker, people)
         ranking = ranker.rank(text) if people or ranker is not self.ranker else \
             self.loglinear_ranking
         self.ranking = ranking
@@ -503,16 +529,18 @@ class QueryPanel(QWidget):
     def _show_words(self, ranking) -> None:
         parts = []
         if ranking.known_words:
-            parts.append("Query words: <b>" + html.escape(" ".join(ranking.known_words)) + "</b>")
+            parts.append("Query words: <b>" + words_text(ranking.known_words) + "</b>")
         if ranking.unknown_words:
             parts.append('<span style="color:#c92a2a">Unknown words (ignored): <s>'
-                         + html.escape(" ".join(ranking.unknown_words)) + "</s></span>")
+                         + words_text(ranking.unknown_words) + "</s></span>")
         if ranking.no_known_words:
             parts.append('<span style="color:#c92a2a">The model knows none of these words: '
                          "nobody can be ranked.</span>")
         elif self.loglinear_ranking is not None and self.loglinear_ranking.entropy is not None:
             parts.append(f"normalized entropy (Eq. 6): {self.loglinear_ranking.entropy:.3f}")
         parts.append(f"ranked by {html.escape(self._method_note(ranking))}")
+        if missing := self.missing_p_expert():
+            parts.append(html.escape(missing))
         if self.state.model is None:
             parts.append("the log-linear model, Auto and the ensemble come after training "
                          "(Ctrl+T)")
@@ -524,43 +552,42 @@ class QueryPanel(QWidget):
             parts.append(measured)
         self.words_label.setText(" &nbsp;·&nbsp; ".join(parts))
 
+    def missing_p_expert(self) -> str:
+        """Why the ranking on screen has no P(expert) though the model holds a fit for its
+        method: a paper from outside, or recency ("" otherwise)."""
+        model = self.state.model
+        fits = (model.calibration or {}).get("probability", {}) if model is not None else {}
+        return no_p_expert(self.ranked_variant) if self.ranked_by in fits else ""
+
     def _method_note(self, ranking) -> str:
-        """Which method ranked, and for auto with what and why."""
+        """Which method ranked, and for auto with what and why; what recency did."""
         note = label(self.ranked_by)
+        variant = self.ranked_variant
         if "label" in ranking.extra:
-            n = len(self.state.model.tokenizer.words(ranking.query))
-            note += (f": {ranking.extra['label']}. For this {query_kind(n)}: "
-                     f"{auto_reason(self.state.model.calibration, n)}")
+            n = words_in(self.state.model.tokenizer, ranking.query)
+            if ranking.extra.get("query_type") == OUTSIDE_PAPER:
+                note += (f": {ranking.extra['label']}. For this {OUTSIDE_PAPER} ({n:,} words): "
+                         f"{outside_reason()}")
+            else:
+                note += (f": {ranking.extra['label']}. For this {query_kind(n)}: "
+                         f"{auto_reason(self.state.model.calibration, n)}")
+        elif variant.outside:
+            note += f" for a {OUTSIDE_PAPER}"
         elif self.method() != self.ranked_by:
             note += f" ({label(self.method())} is being prepared" + \
                 ("" if self.state.collection is not None else ": open the model's collection") + ")"
+        if variant.recency:
+            note += f"; recency: {self.recency_text or variant.recency.describe()}"
+            if self.ranked_by == "loglinear":
+                note += (" (the log-linear model, trained on every document, weighs each "
+                         "person by their share of documents that count)")
         if ranking.candidates is not None:
-            note += f"; among the {ranking.n_candidates:,} people chosen"
+            if self.state.people:
+                note += f"; among the {ranking.n_candidates:,} people chosen" + (
+                    " with a document that counts" if variant.recency else "")
+            else:
+                note += f"; only the {ranking.n_candidates:,} people with a document that counts"
         return note
-
-    def shown_values(self, ranking) -> tuple[str, str, list[float], bool]:
-        """The number the list shows beside each person, under the ranking method's name: the
-        column's header, its tooltip, the values (in rank order) and whether bars suit them."""
-        method = label(self.ranked_by)
-        people = ranking.people[:self.depth_spin.value()]
-        if ranking.p_expert is not None:
-            fit = ranking.extra.get("p_expert", {})
-            return (f"{method} P(expert)",
-                    f"P(expert) by {method}: {method}'s own estimate of the probability that "
-                    "the person is one of the right people for this query (a logistic fit of "
-                    f"its scores on the model's {fit.get('queries', 0):,} held-out documents), "
-                    "comparable across queries. Each method has its own fit: for one query two "
-                    "methods can be sure to very different degrees, so compare people within "
-                    "one method's list, not one method's numbers with another's.",
-                    ranking.p_expert[:len(people)].tolist(), True)
-        if self.ranked_by == "loglinear" and ranking.probabilities is not None:
-            return (f"{method} P(c|q)", "P(c|q) of the log-linear model (Eq. 2): shared "
-                    "among the people, so not comparable across queries",
-                    ranking.probabilities[people].tolist(), True)
-        name = SCORE_NAMES.get(self.ranked_by, "score")
-        return (f"{method}: {name}", f"{method}'s own score, {name} (no P(expert): the model "
-                "was trained without held-out documents or before P(expert) existed)",
-                ranking.scores[:len(people)].tolist(), False)
 
     def _show_ranking(self, ranking) -> None:
         """The ranking's people, the one the user selected for this query (if listed) or the
@@ -572,7 +599,8 @@ class QueryPanel(QWidget):
             self._chosen[0] == ranking.query else None
         rows = []
         names_are_ids = True  # then the Name column only repeats the Person column
-        header, tip, values, bars = self.shown_values(ranking)
+        header, tip, values, bars = shown_values(ranking, self.ranked_by, depth,
+                                                 self.missing_p_expert())
         shown = ranking.people[:depth]
         if bars:  # a share of the largest
             top = max(values, default=1.0)
@@ -623,140 +651,19 @@ class QueryPanel(QWidget):
         index = collection.person_index.get(pid) if collection is not None else None
         return pid, collection.person_names[index] if index is not None else pid
 
-    # -- explanation ------------------------------------------------------------------------------
-    def _person_chosen(self, row: int) -> None:
-        """The user selected a row: that person stays selected while the same query ranks
-        again."""
-        if self.ranking is not None and 0 <= row < self.results.rowCount():
-            self._chosen = (self.ranking.query,
-                            self.ranking.person_ids[int(self.ranking.people[row])])
-        self._explain(row)
 
-    def _explain(self, row: int) -> None:
-        if self.ranking is None or row < 0 or row >= len(self.ranking):
-            return
-        person = int(self.ranking.people[row])
-        pid, name = self._person(self.ranking, person)
-        who = f"<b>{html.escape(name)}</b> ({html.escape(pid)}) is ranked {row + 1}"
-        rows = []
-        if self.ranker is None:  # no model: only the documents say why
-            self.why_label.setText(f"{who} by {html.escape(label(self.ranked_by))}; below, "
-                                   "their documents that hold the query's words.")
-        else:
-            explanation = self.ranker.explain(self.ranking, person)
-            how = (": the product of P(c|w) over the query words (Eq. 2) decides the order."
-                   if self.ranked_by == "loglinear" else
-                   f" by {html.escape(label(self.ranked_by))}; "
-                   "below, the log-linear model's evidence.")
-            self.why_label.setText(f"{who}{how}")
-            largest = max((np.exp(lp) for _, lp in explanation.word_log_probs), default=1.0)
-            for word, log_p in explanation.word_log_probs:
-                bar = item("")
-                bar.setData(Qt.ItemDataRole.UserRole, float(np.exp(log_p) / largest))
-                rows.append([word, item(f"{log_p:.3f}", align_right=True),
-                             item(f"{np.exp(log_p):.4f}", align_right=True), bar])
-        fill_table(self.words_table, rows)
-        self.words_fitter.fit()
-        collection = self.state.collection
-        found = () if collection is None else all_supporting_documents(
-            collection, pid, self.ranking.known_words)
-        self._documents = list(found[:SHOWN_DOCUMENTS])
-        # Titles stay short: a group box is at least as wide as its title.
-        self.docs_box.setTitle(f"Supporting documents: {len(self._documents):,} of {len(found):,}"
-                               if len(found) > len(self._documents) else
-                               f"Supporting documents: {len(found):,}")
-        self.doc_view.clear()
-        fill_table(self.docs_table, [
-            [item(collection.title(d.index, 80), tooltip=d.doc_id),
-             collection.date_text(d.index), d.matches,
-             item(", ".join(d.words), tooltip=", ".join(d.words))] for d in self._documents])
-        self.docs_fitter.fit()
-        if not self._documents:
-            self.doc_view.setPlaceholderText(
-                "No document of this person holds a query word: the model ranks them by "
-                "semantic similarity alone." if self.state.collection is not None else
-                "Open the model's collection to see supporting documents.")
-        else:
-            self.docs_table.blockSignals(True)  # shown once, below, not also by the signal
-            self.docs_table.selectRow(0)
-            self.docs_table.blockSignals(False)
-            self._show_document(0)
-
-    def _show_document(self, row: int) -> None:
-        collection = self.state.collection
-        if collection is None or row < 0 or row >= len(self._documents):
-            return
-        doc = self._documents[row]
-        text = html.escape(collection.text(doc.index))
-        if doc.words:
-            pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in doc.words) + r")\b",
-                                 re.IGNORECASE)
-            text = pattern.sub(r'<b style="background:#ffe066">\1</b>', text)
-        date = collection.date_text(doc.index)
-        self.doc_view.setHtml(f"<p><b>{html.escape(doc.doc_id)}</b>"
-                              f"{' · ' + date if date else ''}</p>"
-                              f"<p style='white-space:pre-wrap'>{text}</p>")
-
-    # -- export -----------------------------------------------------------------------------------
-    def export_ranking(self) -> None:
-        if self.ranking is None or len(self.ranking) == 0:
-            return
-        name = f"{file_stem(self.ranking.query, 'ranking')}-{self.ranked_by}.csv"
-        chosen = save_file(self, "Export ranking", name,
-                           {"CSV (*.csv)": ".csv", "TREC run (*.run *.txt)": ".run"})
-        if chosen is not None:
-            path, kind = chosen
-            self.save_ranking(path, trec="TREC" in kind or path.suffix == ".run")
-
-    def save_ranking(self, path: Path, *, trec: bool) -> None:
-        """The ranking on screen, as listed (all of its people, not only those shown)."""
-        try:
-            if trec:
-                write_run(path, {TREC_TOPIC_ID: self.ranking}, tag=self.ranked_by,
-                          p_expert=self.ranking.p_expert is not None)
-            else:
-                s = self.state
-                names = [self._person(self.ranking, p)[1]
-                         for p in range(len(self.ranking.person_ids))]
-                model = str(s.model_path or "") + (
-                    " (the measured model, before training again on every document)"
-                    if s.measured_answers() else "")  # the folder's model is replaced after
-                write_ranking_csv(path, self.ranking, names, {
-                    "method": label(self.ranked_by), "query": self.ranking.query,
-                    "model": model, "collection": str(s.collection_path or ""),
-                    "exported": datetime.now().astimezone().isoformat(timespec="seconds")},
-                    score=SCORE_NAMES.get(self.ranked_by, "score"))
-        except (OSError, OutputFolderError) as exc:
-            show_error(self, f"Cannot write {path.name}", exc)
-            return
-        self.state.message.emit(f"Saved the ranking to {path}")
+def among(ranker, people):
+    """`ranker` ranking only `people` (ids); under recency, of those only the ones with a
+    document that counts (the people make_ranker's ranker ranks)."""
+    if isinstance(ranker, Restricted):
+        inner = ranker.ranker
+        ranked = {inner.person_ids[i] for i in ranker.candidates}
+        return Restricted(inner, [p for p in people if p in ranked])
+    return Restricted(ranker, people)
 
 
-def all_supporting_documents(collection, person_id: str, words) -> tuple:
-    """Every document of the person that holds a query word, most occurrences first."""
-    person = collection.person_index.get(person_id)
-    if person is None:
-        return ()
-    return supporting_documents(collection, person_id, list(dict.fromkeys(words)),
-                                n=len(collection.documents_of(person)))
-
-
-def write_ranking_csv(path: Path, ranking, person_names: list[str], about: dict[str, str], *,
-                      score: str) -> None:
-    """One row per ranked person: rank, id, name, the method's score under its own name
-    (`score`: "log P(q|c)", ...), P(expert) when the ranking has it, P(c|q) for the log-linear
-    model; then what made the ranking (`about`: method, query, model, collection, exported) on
-    every row, so a row read alone still says where its numbers come from."""
-    p_expert, p_c_q = ranking.p_expert is not None, ranking.probabilities is not None
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["rank", "person_id", "name", score, *(["P(expert)"] if p_expert else []),
-                    *(["P(c|q)"] if p_c_q else []), *about])
-        for rank, (person, value) in enumerate(zip(ranking.people, ranking.scores,
-                                                   strict=True), start=1):
-            row = [rank, ranking.person_ids[person], person_names[person], f"{value:.6g}"]
-            if p_expert:
-                row.append(f"{ranking.p_expert[rank - 1]:.6g}")
-            if p_c_q:
-                row.append(f"{ranking.probabilities[person]:.6g}")
-            w.writerow(row + list(about.values()))
+def words_text(words) -> str:
+    """Query words for the line under the query: all of a topic's, the first of a paper's."""
+    shown = " ".join(words[:SHOWN_WORDS])
+    more = len(words) - SHOWN_WORDS
+    return html.escape(shown) + (f" … ({len(words):,} in all)" if more > 0 else "")

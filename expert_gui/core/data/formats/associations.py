@@ -2,7 +2,8 @@
 
 An associations file is either delimited (`.tsv`/`.csv`: a header naming `doc_id` and
 `person_id`, or those two columns in that order) or the TREC/SERT form `person_id doc_id [score]`,
-one link a line, for any other name. A people file is `person_id`, display `name`.
+one link a line, for any other name. A people file is `person_id`, display `name` and, when its
+header names one, `affiliation` (or `affiliations`: several split on `;`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.formats.delimited import (
+    AFFILIATION_COLUMNS,
     DOC_ID_COLUMNS,
     NAME_COLUMNS,
     PERSON_ID_COLUMNS,
@@ -86,8 +88,9 @@ def _read_trec_form(path: Path, builder: CollectionBuilder, progress: Progress) 
 
 
 def read_people(path: Path, builder: CollectionBuilder, progress: Progress) -> None:
-    """`person_id`, `name` rows (header optional); other columns are ignored."""
-    id_col, name_col = 0, 1
+    """`person_id`, `name` rows (header optional), with the affiliations of a column the header
+    names; other columns are ignored."""
+    id_col, name_col, places_col = 0, 1, None
     first = True
     for line, row in read_rows(path, builder.report, progress):
         if first:
@@ -97,13 +100,16 @@ def read_people(path: Path, builder: CollectionBuilder, progress: Progress) -> N
                 id_col = i
                 n = find_column(row, NAME_COLUMNS)
                 name_col = n if n is not None else -1
+                places_col = find_column(row, AFFILIATION_COLUMNS)
                 continue
         person_id = row[id_col].strip() if len(row) > id_col else ""
         if not person_id:
             builder.report.add("malformed-record", path, line, "expected a person id")
             continue
         name = row[name_col].strip() if 0 <= name_col < len(row) else ""
-        builder.add_person(person_id, name, path, line)
+        places = row[places_col].split(";") if places_col is not None and places_col < len(row) \
+            else ()
+        builder.add_person(person_id, name, path, line, affiliations=places)
 
 
 def _is_number(text: str) -> bool:

@@ -1,17 +1,18 @@
 """The records of one collection of bibliographic exports (one file or a folder of them), held
 until all are read: then the same paper exported twice becomes one document (duplicates.py),
 names and author ids become people (people.py), and the documents go to the
-`CollectionBuilder`.
+`CollectionBuilder`, each person with the affiliations of every occurrence resolved to them.
 
 A merged document keeps its first record's id, the text of the record with the most text, the
 authors of the record that says most about them (ids, full given names), and the most precise
-date. The ids of one author in the other copies join that author (matched by name), so a WoS
-ORCID and a Scopus author id of one person meet. Two different papers under one id (a BibTeX
-key used twice) are both kept, the later as `key#2`, and reported.
+date. The ids and affiliations of one author in the other copies join that author (matched by
+name), so a WoS ORCID and a Scopus author id of one person meet. Two different papers under one
+id (a BibTeX key used twice) are both kept, the later as `key#2`, and reported.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,8 @@ from expert_gui.core.data.formats.duplicates import merge_duplicates
 from expert_gui.core.data.formats.people import AuthorMatcher, People
 from expert_gui.core.data.formats.reading import Progress, own_authors_file
 from expert_gui.core.data.formats.records import Author, Record, TextCleaner
+
+_YEAR = re.compile(r"\s*(\d{4})\b")  # a date's year, for the years of a person's work
 
 
 class Bibliography:
@@ -56,22 +59,28 @@ class Bibliography:
         for group in groups:
             first = records[group[0]]
             text = max((records[i] for i in group), key=lambda r: sum(map(len, r.text)))
-            authors = _with_copies_ids([records[i].authors for i in group])
+            authors = _with_copies_details([records[i].authors for i in group])
             date = max((records[i].date for i in group), key=len)
-            occurrences = [people.add(a, first.file, first.line, len(documents))
-                           for a in authors]
-            documents.append((first, text.text, occurrences, date))
+            year = _YEAR.match(date)
+            occurrences = [people.add(a, first.file, first.line, len(documents),
+                                      int(year.group(1)) if year else None) for a in authors]
+            documents.append((first, text.text, occurrences, authors, date))
         person_ids, names = people.resolve()
+        places: dict[str, list[str]] = {}
+        for _, _, occurrences, authors, _ in documents:
+            for k, author in zip(occurrences, authors, strict=True):
+                places.setdefault(person_ids[k], []).extend(author.affiliations)
         used: dict[str, Record] = {}
         named: set[str] = set()
-        for first, text, occurrences, date in documents:
+        for first, text, occurrences, _, date in documents:
             doc_id = self._unique_id(first, used)
             ids = []
             for k in occurrences:
                 pid = person_ids[k]
                 if pid not in named:
                     named.add(pid)
-                    self.builder.add_person(pid, names[pid], first.file, first.line)
+                    self.builder.add_person(pid, names[pid], first.file, first.line,
+                                            affiliations=places[pid])
                 ids.append(pid)
             self.builder.add_document(doc_id, "\n".join(t for t in text if t), first.file,
                                       first.line, people=ids, date=date)
@@ -94,9 +103,9 @@ class Bibliography:
         return doc_id
 
 
-def _with_copies_ids(lists: list[list[Author]]) -> list[Author]:
+def _with_copies_details(lists: list[list[Author]]) -> list[Author]:
     """The author list that says most (ids, then full given names, then length), with the ids
-    the other copies give each of its authors."""
+    and affiliations the other copies give each of its authors."""
     def score(authors: list[Author]) -> tuple[int, int, int]:
         return (sum(bool(a.ids) for a in authors),
                 sum(sum(c.isalpha() for c in a.name.given) for a in authors if a.name),
@@ -105,7 +114,7 @@ def _with_copies_ids(lists: list[list[Author]]) -> list[Author]:
     if len(lists) == 1:
         return lists[0]
     best = max(lists, key=score)
-    if not any(a.ids for other in lists for a in other):
+    if not any(a.ids or a.affiliations for other in lists if other is not best for a in other):
         return best
     merged = [replace(a) for a in best]
     matcher = AuthorMatcher(merged)
@@ -113,11 +122,13 @@ def _with_copies_ids(lists: list[list[Author]]) -> list[Author]:
         if other is best:
             continue
         for a in other:
-            if not a.ids or a.name is None:
+            if not (a.ids or a.affiliations) or a.name is None:
                 continue
             k = matcher.match(a.name)
             if k is not None:
                 merged[k].ids = tuple(dict.fromkeys((*merged[k].ids, *a.ids)))
+                merged[k].affiliations = tuple(dict.fromkeys((*merged[k].affiliations,
+                                                              *a.affiliations)))
     return merged
 
 

@@ -7,6 +7,9 @@ whose names Rayyan cuts at every "and" inside a word ("Fern and es"; joined agai
 An entry whose key an earlier entry has is kept (bibliography.py tells the same paper from
 another one). LaTeX is decoded only where it is read (latex.py). Web of Science's
 `ORCID-Numbers` and `ResearcherID-Numbers` identify its authors. An entry's `year` is its date.
+Web of Science before about 2020 writes its values in double braces (`Year = {{2018}}`): a value
+other than the authors' is read without the braces that enclose all of it (around a name, they
+say it is an organisation's).
 """
 
 from __future__ import annotations
@@ -103,6 +106,8 @@ def _record(entry, path: Path, bibliography: Bibliography, strings: dict[str, st
     repeated = []
     for f in entry.fields:
         key, value = f.key.lower(), _unwrap(f.value, strings)
+        if key not in ("author", "authors"):
+            value = _without_braces(value)
         if key in fields:
             if key in _READ and key not in repeated:
                 repeated.append(key)
@@ -197,6 +202,14 @@ def _unwrap(value: str, strings: dict[str, str]) -> str:
                             or (value[0] == '"' and value[-1] == '"')):
         return value[1:-1]
     return strings.get(value.lower(), value)
+
+
+def _without_braces(value: str) -> str:
+    """A value less the braces that enclose all of it ("{2018}", "{{Deep Learning}}")."""
+    value = value.strip()
+    while len(value) >= 2 and value[0] == "{" and value[-1] == "}" and _balanced(value[1:-1]):
+        value = value[1:-1].strip()
+    return value
 
 
 def _is_atom(part: str) -> bool:

@@ -35,6 +35,8 @@ NAME_COLUMNS = ("name", "display_name", "full_name")
 TEXT_COLUMNS = ("title", "text", "abstract", "keywords", "body", "content")
 PEOPLE_COLUMNS = ("people", "authors", "person_ids")
 DATE_COLUMNS = ("date", "year", "timestamp")
+# A person's (in a people file) or each author's (in a table of publications), split on ';'.
+AFFILIATION_COLUMNS = ("affiliations", "affiliation")
 
 _QUOTE = '"'
 _LINE_ENDS = "\r\n"

@@ -18,11 +18,13 @@ from types import ModuleType
 from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.formats import (
     bibtex,
+    cnki,
     crossref,
     csljson,
     embase_rows,
     endnote_xml,
     medline,
+    noteexpress,
     openalex,
     pubmed_xml,
     refer,
@@ -35,13 +37,13 @@ from expert_gui.core.data.formats import (
 from expert_gui.core.data.formats.associations import companion
 from expert_gui.core.data.formats.bibliography import Bibliography
 from expert_gui.core.data.formats.reading import Progress, file_state, report_skipped
-from expert_gui.core.data.formats.sniff import LOOKED_AT, kinds_in, only_table
+from expert_gui.core.data.formats.sniff import LOOKED_AT, kinds_in, only_table, unread_kind
 from expert_gui.core.errors import CollectionError
 
 NAME = "exports"
 READERS: dict[str, ModuleType] = {m.NAME: m for m in (
-    wos, medline, pubmed_xml, endnote_xml, csljson, ris, bibtex, refer, refworks, zotero_rdf,
-    openalex, crossref, embase_rows, table)}
+    wos, medline, pubmed_xml, endnote_xml, csljson, ris, bibtex, refer, refworks, cnki,
+    noteexpress, zotero_rdf, openalex, crossref, embase_rows, table)}
 
 
 def looks_like(path: Path) -> bool:
@@ -59,7 +61,9 @@ def exports(path: Path, skipped: list | None = None) -> list[tuple[Path, str]]:
     for f, kind in kinds_in(path, skipped):
         if kind is None:
             if skipped is not None:
-                skipped.append((f, "not an export this program reads; not read"))
+                known = unread_kind(f)
+                skipped.append((f, f"not read: {known}" if known else
+                                "not an export this program reads; not read"))
         else:
             found.append((f, kind))
     if not found:

@@ -4,8 +4,9 @@ spaces goes on with the value before it.
 
 Text: `TI`, `AB`, `OT` (the authors' keywords); people: each `FAU` (full name) with the `AU`
 that follows it (its short form, read alone where there is no `FAU`), a collective name `CN`,
-and the ORCID in an `AUID` after them; id: the PMID; the DOI is the `LID`/`AID` value marked
-`[doi]`; date `DP` ("2018 Nov 25"). `PS`/`FPS` (a person the paper is about) are not authors.
+and the ORCID in an `AUID` and the affiliations in the `AD`s after them; id: the PMID; the DOI
+is the `LID`/`AID` value marked `[doi]`; date `DP` ("2018 Nov 25"). `PS`/`FPS` (a person the
+paper is about) are not authors.
 Written here rather than taken from biopython (a large package for about eighty lines) or
 `nbib` (unmaintained); neither gives line numbers.
 """
@@ -104,6 +105,8 @@ def _add(fields: list[list[str]], path: Path, line: int, bibliography: Bibliogra
             ident = author_id("orcid", value)
             if ident:
                 authors[-1].ids = (*authors[-1].ids, ident)
+        elif tag == "AD" and authors and value:
+            authors[-1].affiliations = (*authors[-1].affiliations, value)
     keywords = "; ".join(v for t, v in fields if t == "OT")
     doi = next((normal_doi(v) for t, v in fields if t in ("LID", "AID") and v.endswith("[doi]")),
                "")

@@ -1,6 +1,11 @@
 """What says two spellings of a name are one person beyond the names themselves (a shared
-affiliation, a shared co-author), and the people a load keeps apart who may be one, for the
-report: the user sees likely duplicates instead of a silent join or a silent split.
+affiliation, a shared co-author, an author id, years of work that overlap), and the people a
+load keeps apart who may be one, for the report: the user sees likely duplicates instead of a
+silent join or a silent split.
+
+A family name that millions share (`COMMON_FAMILIES`: Zhang, Wang, Kim, Nguyen, Singh ...)
+says little on its own: "Zhang, M" of 2005 is no more "Meng Zhang" of 2018 than any other M.
+Zhang, so there a name of initials joins a fuller one only on such evidence.
 
 An affiliation is compared by its institution: of "Univ Montana, Wildlife Biol Program,
 Missoula, MT 59812 USA", the part that names a university, institute, hospital ... ("univ
@@ -33,15 +38,38 @@ MIN_FAMILY_LETTERS = 5
 # thousands would take hours.
 LOOKED_AT = 64
 
+# Family names each borne by millions, folded as name keys are: the commonest Chinese ones in
+# pinyin (and Cantonese spellings), Korean and Vietnamese ones in their usual romanisations,
+# and the commonest of India, Japan, the Arabic-speaking world, the Americas and Europe.
+COMMON_FAMILIES = frozenset("""
+wang li zhang liu chen yang huang zhao wu zhou xu sun ma zhu hu guo he lin gao luo zheng liang
+xie song tang han feng deng cao peng zeng xiao tian dong pan yuan cai jiang yu du ye cheng wei
+su lu ding ren yao shen zhong cui tan fan liao shi jin jia xia fu fang zou xiong bai meng qin
+qiu hou yin xue yan duan lei long tao mao hao gu gong shao wan qian lai kong chang wen kang
+chan wong cheung lau leung ng ho lam tsang chow lee chu tse yeung kwok
+kim park pak choi choe jung jeong chung kang cho jo yoon yun jang lim im shin oh seo kwon
+hwang ahn ryu yoo hong
+nguyen tran le pham hoang huynh phan vu vo dang bui do ngo duong ly
+singh kumar sharma patel shah gupta das rao reddy yadav khan ali ahmed hussain mohamed
+mohammed hassan
+sato suzuki takahashi tanaka watanabe ito yamamoto nakamura kobayashi kato
+smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez
+gonzalez silva santos oliveira souza pereira ferreira
+""".split())
+
 
 @functools.lru_cache(maxsize=1 << 16)
 def institution(affiliation: str) -> str:
     """The institution an affiliation names, folded to its words ("" for none)."""
+    return " ".join(w for w in _NOT_WORD.split(fold(institution_written(affiliation))) if w)
+
+
+def institution_written(affiliation: str) -> str:
+    """The part of an affiliation that names its institution, as written ("" for none)."""
     parts = [p.strip() for p in _PARTS.split(affiliation) if p.strip()]
     if not parts:
         return ""
-    named = next((p for p in parts if _INSTITUTION.search(p)), parts[0])
-    return " ".join(w for w in _NOT_WORD.split(fold(named)) if w)
+    return next((p for p in parts if _INSTITUTION.search(p)), parts[0])
 
 
 class Evidence:
@@ -51,13 +79,18 @@ class Evidence:
         self._places: dict[tuple, set[str]] = defaultdict(set)
         self._coauthors: dict[tuple, set[tuple]] = defaultdict(set)
         self._ids: dict[tuple, set[str]] = defaultdict(set)
+        self._years: dict[tuple, tuple[int, int]] = {}
 
     def add_document(self, keys: list[tuple], affiliations: list[Iterable[str]],
-                     ids: list[Iterable[str]]) -> None:
-        """One paper's authors' name keys, each one's affiliations and author ids."""
+                     ids: list[Iterable[str]], year: int | None = None) -> None:
+        """One paper's authors' name keys, each one's affiliations and author ids, and the
+        paper's year (None: undated)."""
         for key, places, idents in zip(keys, affiliations, ids, strict=True):
             self._places[key].update(filter(None, map(institution, places)))
             self._ids[key].update(idents)
+            if year is not None:
+                first, last = self._years.get(key, (year, year))
+                self._years[key] = (min(first, year), max(last, year))
         if len(keys) <= MAX_COAUTHORS:
             for key in keys:
                 self._coauthors[key].update(k for k in keys if k != key)
@@ -74,6 +107,17 @@ class Evidence:
             return "affiliation", min(places)
         coauthors = self._coauthors.get(a, set()) & self._coauthors.get(b, set())
         return ("co-author", min(coauthors)) if coauthors else None
+
+    def years(self, key: tuple) -> tuple[int, int] | None:
+        """The first and last year of a name key's dated papers (None: none dated)."""
+        return self._years.get(key)
+
+    def years_overlap(self, a: tuple, b: tuple) -> bool:
+        """Whether two name keys' years of work overlap (each span widened by a year: a paper
+        is dated by its year online in one export and by its issue in another)."""
+        span_a, span_b = self._years.get(a), self._years.get(b)
+        return span_a is not None and span_b is not None and \
+            span_a[0] - 1 <= span_b[1] and span_b[0] - 1 <= span_a[1]
 
 
 def near_families(people: dict[str, tuple]) -> list[tuple[str, str]]:

@@ -2,10 +2,15 @@
 says two spellings are one person (the one place where names are normalised).
 
 A name with a comma is "family, given" ("Tobler, Waldo", "Rijke, Maarten de", "Smith, Jr.,
-Sam"). Without one, trailing initials mean the family name comes first ("Tobler W.", "Liu R.",
-"Van Gysel C.", MEDLINE's "Lai Z"); otherwise the given names come first and the family name is
-the last word with the particles before it ("W. Tobler", "WR Tobler", "A. K. van der Vegt",
-"Christophe Van Gysel"). Lens's "null Tobler" has no given name.
+Sam", Scopus's "Roediger III, H.L."; Dimensions's "R. Cullen, Kathryn" moves a middle initial
+before the family name, and it goes back to the given names). Without one, trailing initials
+mean the family name comes first ("Tobler W.", "Liu R.", "Van Gysel C.", MEDLINE's "Lai Z" and
+its transliterated "Gubzhabidze ShI", "Ermishev IuV"); otherwise the given names come first and
+the family name is the last word with the particles before it ("W. Tobler", "WR Tobler", "A. K.
+van der Vegt", "Christophe Van Gysel"). Lens's "null Tobler" has no given name. A suffix (Jr.,
+Sr., II, III, IV, MEDLINE's 2nd, 3rd, 4th) is kept apart from both wherever it is written, and a
+qualifier in parentheses at the end ("Kathryn R. Cullen (Univ Minnesota)", the app's own way to
+tell two people of one name apart) is no part of the name.
 
 The key folds accents and case and keeps letters and digits only, and reads initials written
 together ("WR", "EM") as one each: "Tobler W.", "Tobler, W", "W. Tobler" are one key, as are "Müller"
@@ -26,7 +31,12 @@ from expert_gui.core.data.text import TOKEN_RE
 PARTICLES = frozenset({"da", "das", "de", "del", "della", "der", "des", "di", "do", "dos", "du",
                        "la", "le", "van", "von", "vom", "zu", "zur", "ten", "ter", "bin", "al",
                        "el", "dal", "dei", "den", "af", "av", "st", "st."})
-_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv", "2nd", "3rd", "4th"})
+# Suffixes that are never initials, even alone after a family name ("Weaver III"; "Ivanov II"
+# and "Petrov IV" are MEDLINE's initials of Ivan Ivanovich and Ivan V.).
+_ONLY_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "iii", "2nd", "3rd", "4th"})
+# A suffix as the key has it: MEDLINE's "3rd" is Scopus's "III".
+_SUFFIX_KEYS = {"2nd": "ii", "3rd": "iii", "4th": "iv"}
 # Author "names" that stand for nobody.
 _NOBODY = frozenset({"", "…", "...", "et al", "et al.", "others", "and others", "anonymous",
                      "anon", "anon.", "na", "n/a", "null", "{na}", "nan", "unknown"})
@@ -34,6 +44,12 @@ _BRACKETED = re.compile(r"\[[^\]]*\]")
 _LIST_SEPARATORS = re.compile(r"[;|]")
 _COMMA_OR_AND = re.compile(r",|\s(?:and|&)\s")
 _GIVEN_SEPARATORS = re.compile(r"[\s.\-‐–]+")
+_QUALIFIER = re.compile(r"\s+\([^()]*\)$")
+# Initials as MEDLINE transliterates Cyrillic ones (Ш "Sh", Ю "Iu", Я "Ia", Ж "Zh" ...): two to
+# four, at least one of two letters ("ShI", "IuV", "ZhA"), so that "Wu" or "Ma" stay names.
+_INITIAL = r"(?:Shch|Zh|Kh|Ts|Ch|Sh|Iu|Ia|Yu|Ya|Ye|Yo|[A-Z])"
+_TRANSLITERATED = re.compile(f"(?=.*[a-z]){_INITIAL}{{2,4}}")
+_INITIALS = re.compile(_INITIAL)
 # Letters NFKD leaves whole: folded by hand so "Łukasz" and "Lukasz" are one key.
 _FOLD = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ð": "d", "ı": "i", "ß": "ss", "æ": "ae",
                        "œ": "oe", "þ": "th", "ŀ": "l"})
@@ -56,6 +72,8 @@ class Name:
 def parse_name(text: str) -> Name | None:
     """The parts of a name written as text; None for a placeholder ("[Anonymous]", "…")."""
     s = " ".join(text.replace("\u00a0", " ").split()).strip(" ,;")
+    if _QUALIFIER.search(s) and not _QUALIFIER.fullmatch(" " + s):
+        s = _QUALIFIER.sub("", s).strip(" ,;")
     if s.count("[") != s.count("]"):  # "WR Tobler]"
         s = s.strip("[] ")
     if s.lower().startswith("null "):
@@ -76,9 +94,12 @@ def parse_name(text: str) -> Name | None:
         given = " ".join(parts[1:])
         if all(map(is_initials, parts[0].split())) and not all(map(is_initials, given.split())):
             return name_from_parts(given, parts[0])  # "F. S., Teo": the sides swapped
-        return name_from_parts(parts[0], given)
+        family, suffix = _family_suffix(parts[0])
+        family, moved = _leading_initials(family)
+        return name_from_parts(family, f"{given} {moved}".strip(), suffix)
     words = parts[0].split(" ")
-    suffix = words.pop() if len(words) > 2 and words[-1].lower() in _SUFFIXES else ""
+    suffix = words.pop() if len(words) > 2 and words[-1].lower() in _SUFFIXES \
+        or len(words) == 2 and words[-1].lower() in _ONLY_SUFFIXES else ""
     if len(words) == 1:
         return Name(words[0], "", suffix)
     if is_initials(words[-1]) and (not is_initials(words[0])
@@ -91,6 +112,27 @@ def parse_name(text: str) -> Name | None:
     while k > 1 and words[k - 1].lower() in PARTICLES:
         k -= 1
     return Name(" ".join(words[k:]), " ".join(words[:k]), suffix)
+
+
+def _family_suffix(family: str) -> tuple[str, str]:
+    """A family name before a comma less the suffix written after it ("Roediger III")."""
+    words = family.split()
+    if len(words) > 1 and words[-1].lower() in _SUFFIXES:
+        return " ".join(words[:-1]), words[-1]
+    return family, ""
+
+
+_DOTTED_INITIALS = re.compile(r"(?:[A-Z]\.(?:-?[A-Z]\.)*)")
+
+
+def _leading_initials(family: str) -> tuple[str, str]:
+    """A family name before a comma less the dotted initials that lead it ("R. Cullen", as
+    Dimensions writes "Cullen, Kathryn R."), and those initials."""
+    words = family.split()
+    k = 0
+    while k < len(words) - 1 and _DOTTED_INITIALS.fullmatch(words[k]):
+        k += 1
+    return " ".join(words[k:]), " ".join(words[:k])
 
 
 def name_from_parts(family: str, given: str = "", suffix: str = "") -> Name | None:
@@ -130,14 +172,21 @@ def split_names(cell: str, style: str = "names") -> list[str]:
         if not piece:
             continue
         words = piece.split()
+        if len(words) > 1 and words[-1].lower() in _SUFFIXES:  # "Roediger III": a family name
+            words = words[:-1]
         if out and not joined and all(map(is_initials, words)) \
-                and not any(map(is_initials, out[-1].split())):
+                and not any(map(is_initials, _without_suffix(out[-1]))):
             out[-1] = f"{out[-1]}, {piece}"
             joined = True
         else:
             out.append(piece)
             joined = any(map(is_initials, words))
     return out
+
+
+def _without_suffix(written: str) -> list[str]:
+    words = written.split()
+    return words[:-1] if len(words) > 1 and words[-1].lower() in _SUFFIXES else words
 
 
 def split_and(cell: str) -> list[str]:
@@ -223,11 +272,12 @@ def split_run_together(cell: str) -> RunTogether:
 
 def is_initials(word: str) -> bool:
     """'W.', 'WR', 'E.-H.', 'J.C.', 'A.M.B.': one to four capitals, dotted or not (three at
-    most without dots)."""
+    most without dots); MEDLINE's transliterated 'ShI', 'IuV'."""
     word = word.strip(",")
     letters = word.replace(".", "").replace("-", "")
     return (0 < len(letters) <= 4 and letters.isalpha() and letters.isupper()
-            and ("." in word or len(letters) <= 3))
+            and ("." in word or len(letters) <= 3)) \
+        or _TRANSLITERATED.fullmatch(letters) is not None
 
 
 def _letters(word: str) -> int:
@@ -256,10 +306,12 @@ def name_key(name: Name) -> tuple[str, tuple[str, ...], str]:
             continue
         if all_initials and word.isupper() and 1 < len(letters) <= 3:
             given.extend(letters)
+        elif all_initials and _TRANSLITERATED.fullmatch(word):  # "ShI": s, i
+            given.extend(initial[0].lower() for initial in _INITIALS.findall(word))
         else:
             given.append(letters)
     suffix = "".join(c for c in fold(name.suffix) if c.isalnum())
-    return family, tuple(given), suffix
+    return family, tuple(given), _SUFFIX_KEYS.get(suffix, suffix)
 
 
 def compatible(short: tuple[str, ...], full: tuple[str, ...]) -> bool:

@@ -3,10 +3,13 @@
 1. Spellings with one key (names.py: "Tobler W." = "Tobler, W" = "W. Tobler") are one person.
 2. A full spelling joins the one fuller spelling of its family and first name that extends it
    ("Jedediah Brodie", "Jedediah F. Brodie") when the two share an affiliation or a co-author
-   (name_evidence.py); a spelling of initials only ("Tobler, W.", "Bruna, EM") joins the full
+   (name_evidence.py), and so do given names written as one word and in parts ("Jianxin",
+   "Jian-xin"); a spelling of initials only ("Tobler, W.", "Bruna, EM") joins the full
    spelling of its family name that it abbreviates ("Tobler, Waldo R."), every initial used,
-   when the collection holds exactly one such; a bare family name joins nothing. Each join is
-   reported, and so is each pair kept apart that may be one person (likely duplicates).
+   when the collection holds exactly one such, and, where millions share the family name
+   ("Zhang, M", "Meng Zhang"), only when they share an affiliation, a co-author or an id or
+   their years of work overlap; a bare family name joins nothing. Each join is reported, and so
+   is each pair kept apart that may be one person (likely duplicates).
 3. Author ids beat names: ids given together (a WoS author's ORCID and ResearcherID, or the ids
    of one author in two exports of one paper) are one person, and people with different ids are
    different people even with one name. A spelling without an id joins the person with an id
@@ -14,7 +17,8 @@
 
 A person with ids is called by the best of them (`orcid:`, `scopus:`, `rid:`, `openalex:`);
 others by their fullest spelling in lower case ("waldo-r-tobler"). The display name is the
-fullest spelling.
+fullest spelling; two people of one display name are told apart by their institution, else
+their id, in parentheses ("Kathryn R. Cullen (Univ Minnesota)").
 """
 
 from __future__ import annotations
@@ -23,7 +27,13 @@ import functools
 import re
 from dataclasses import dataclass
 
-from expert_gui.core.data.formats.name_evidence import LOOKED_AT, Evidence, near_families
+from expert_gui.core.data.formats.name_evidence import (
+    COMMON_FAMILIES,
+    LOOKED_AT,
+    Evidence,
+    institution_written,
+    near_families,
+)
 from expert_gui.core.data.formats.names import (
     Name,
     compatible,
@@ -41,12 +51,13 @@ _NOT_LETTERS = re.compile(r"[\W_]+")
 
 @dataclass
 class Occurrence:
-    """One author of one document, where the document was read, and the document."""
+    """One author of one document, where the document was read, the document and its year."""
 
     author: Author
     file: str
     line: int | None
     doc: object = None
+    year: int | None = None
 
 
 class AuthorMatcher:
@@ -109,10 +120,11 @@ class People:
         self.report = report
         self._occurrences: list[Occurrence] = []
 
-    def add(self, author: Author, file: str, line: int | None, doc: object = None) -> int:
-        """One author of one document (`doc`, by default its file and line)."""
+    def add(self, author: Author, file: str, line: int | None, doc: object = None,
+            year: int | None = None) -> int:
+        """One author of one document (`doc`, by default its file and line) of `year`."""
         self._occurrences.append(Occurrence(author, file, line,
-                                            (file, line) if doc is None else doc))
+                                            (file, line) if doc is None else doc, year))
         return len(self._occurrences) - 1
 
     def resolve(self) -> tuple[list[str], dict[str, str]]:
@@ -124,7 +136,8 @@ class People:
             if k is not None:
                 first.setdefault(k, i)
         canon = self._variants(first, keys)
-        canon.update(self._abbreviations(first, canon))
+        canon.update(self._given_in_parts(first, keys, canon))
+        canon.update(self._abbreviations(first, keys, canon))
         parent: dict[str, str] = {}
 
         def find(x: str) -> str:
@@ -180,7 +193,7 @@ class People:
         for members in (papers[doc] for doc in touched):
             authors = [self._occurrences[i].author for i in members]
             evidence.add_document([keys[i] for i in members], [a.affiliations for a in authors],
-                                  [a.ids for a in authors])
+                                  [a.ids for a in authors], self._occurrences[members[0]].year)
         return evidence
 
     def _variants(self, first: dict[tuple, int], keys: list) -> dict[tuple, tuple]:
@@ -206,40 +219,81 @@ class People:
                                  + ", ".join(f"«{self._shown(first, f)}»" for f in fuller))
                     continue
                 target = fuller.pop()
-                if evidence.same_id(k, target):
-                    canon[k] = target  # one person by their ids already: nothing to report
-                    continue
-                shared = evidence.shared(k, target)
-                if shared is not None:
+                if self._join_on_evidence(first, evidence, k, target,
+                                          "the one fuller name that extends it",
+                                          "one more given name or initial"):
                     canon[k] = target
-                    what, which = shared
-                    o = self._occurrences[first[k]]
-                    self.report.add("merged-names", o.file, o.line,
-                                    f"«{shown}» taken as «{self._shown(first, target)}», the one "
-                                    f"fuller name that extends it, with which it shares the "
-                                    f"{what} «{which if what == 'affiliation' else self._shown(first, which)}»")
-                else:
-                    self._likely(first[k], f"«{shown}» and «{self._shown(first, target)}» may "
-                                 "be one person (one more given name or initial; no affiliation "
-                                 "or co-author in common says so): kept apart")
         return canon
 
-    def _abbreviations(self, first: dict[tuple, int],
+    def _join_on_evidence(self, first: dict[tuple, int], evidence: Evidence, k: tuple,
+                          target: tuple, what_it_is: str, why_alike: str,
+                          years: bool = False) -> bool:
+        """Whether `k` is `target` by what the two share (an id, an affiliation, a co-author;
+        with `years`, years of work that overlap), each join reported; else the pair is shown
+        as likely one person."""
+        if evidence.same_id(k, target):
+            return True  # one person by their ids already: nothing to report
+        shown, other = self._shown(first, k), self._shown(first, target)
+        shared = evidence.shared(k, target)
+        if shared is not None:
+            what, which = shared
+            said = f"the {what} «{which if what == 'affiliation' else self._shown(first, which)}»"
+        elif years and evidence.years_overlap(k, target):
+            said = "years of work: " + " and ".join(
+                "-".join(dict.fromkeys(map(str, evidence.years(x)))) for x in (k, target))
+        else:
+            self._likely(first[k], f"«{shown}» and «{other}» may be one person ({why_alike}; "
+                         f"no affiliation, co-author{', years' if years else ''} or id in "
+                         "common says so): kept apart")
+            return False
+        o = self._occurrences[first[k]]
+        self.report.add("merged-names", o.file, o.line,
+                        f"«{shown}» taken as «{other}», {what_it_is}, with which it shares {said}")
+        return True
+
+    def _given_in_parts(self, first: dict[tuple, int], keys: list,
+                        canon: dict[tuple, tuple]) -> dict[tuple, tuple]:
+        """Given names written as one word and in parts ("Jianxin", "Jian-xin", "Jian Xin") ->
+        the spelling in most parts (which initials "J.-X." abbreviate), when the two share an
+        affiliation, a co-author or an id."""
+        groups: dict[tuple, list[tuple]] = {}
+        for k in first:
+            if k not in canon and k[1] and all(len(w) > 1 for w in k[1]):
+                groups.setdefault((k[0], "".join(k[1]), k[2]), []).append(k)
+        compared = [g for g in groups.values() if 1 < len(g) <= LOOKED_AT]
+        if not compared:
+            return {}
+        evidence = self._evidence(keys, {k for g in compared for k in g})
+        joined: dict[tuple, tuple] = {}
+        for group in compared:
+            target = max(group, key=lambda k: (len(k[1]), -first[k]))
+            for k in sorted(group, key=first.__getitem__):
+                if k != target and self._join_on_evidence(
+                        first, evidence, k, target, "its given names written in parts",
+                        "the same given names, written as one word and in parts"):
+                    joined[k] = target
+        return joined
+
+    def _abbreviations(self, first: dict[tuple, int], keys: list,
                        canon: dict[tuple, tuple]) -> dict[tuple, tuple]:
         """Each key of initials only -> the one full key of its family it abbreviates, every
-        initial used ("J. F. Wang" is not "Jun Wang")."""
+        initial used ("J. F. Wang" is not "Jun Wang"); for a family millions share, only on
+        evidence (`_join_on_evidence`, years included)."""
         full: dict[tuple[str, str], list[tuple]] = {}  # by family and first initial
         for k in first:
             if k not in canon and any(len(w) > 1 for w in k[1]):
                 full.setdefault((k[0], k[1][0][0]), []).append(k)
         joined: dict[tuple, tuple] = {}
+        common: list[tuple[tuple, tuple]] = []
         for k, i in first.items():
             if not k[1] or any(len(w) > 1 for w in k[1]):
                 continue
             same = [f for f in full.get((k[0], k[1][0]), ()) if f[2] == k[2]]
             fits = [f for f in same if compatible(k[1], f[1])]
             o = self._occurrences[i]
-            if len(fits) == 1:
+            if len(fits) == 1 and k[0] in COMMON_FAMILIES:
+                common.append((k, fits[0]))
+            elif len(fits) == 1:
                 joined[k] = fits[0]
                 self.report.add("merged-names", o.file, o.line,
                                 f"«{o.author.name.display()}» taken as "
@@ -257,6 +311,14 @@ class People:
                                  + " and ".join(f"«{self._shown(first, f)}»" for f in loose[:3])
                                  + " lack" + ("s" if len(loose) == 1 else "")
                                  + ": kept apart, perhaps one person")
+        if common:
+            evidence = self._evidence(keys, {k for pair in common for k in pair})
+            for k, target in common:
+                if self._join_on_evidence(
+                        first, evidence, k, target, "the one fuller name of that family it "
+                        "abbreviates", f"initials of it, but millions share the family name "
+                        f"{self._occurrences[first[target]].author.name.family}", years=True):
+                    joined[k] = target
         return joined
 
     def _report_namesakes(self, by_key: dict[tuple, set[str]], ambiguous: set[tuple],
@@ -314,7 +376,26 @@ class People:
             taken.add(pid)
             person[g] = pid
             names[pid] = display
+        self._tell_apart(names, {person[g]: idx for g, idx in members.items() if g[0] != "fixed"})
         return [person[g] for g in groups], names
+
+    def _tell_apart(self, names: dict[str, str], members: dict[str, list[int]]) -> None:
+        """Two or more people of one display name: each is shown with their institution in
+        parentheses where the institutions tell them apart, else with their id."""
+        by_display: dict[str, list[str]] = {}
+        for pid in members:
+            by_display.setdefault(names[pid], []).append(pid)
+        for display, pids in by_display.items():
+            if len(pids) < 2:
+                continue
+            places = {pid: next((p for i in members[pid]
+                                 for a in self._occurrences[i].author.affiliations
+                                 if (p := institution_written(a))), "") for pid in pids}
+            distinct = len({fold(p) for p in places.values()}) == len(pids) and all(
+                places.values())
+            for pid in pids:
+                tag = places[pid][:60].replace("(", "").replace(")", "") if distinct else pid
+                names[pid] = f"{display} ({tag})"
 
     def _fullest(self, idx: list[int]) -> str:
         """The fullest spelling of a person: most letters in the given names, then the first."""
@@ -370,7 +451,7 @@ def named_ids(value: str) -> list[tuple[Name | None, str]]:
                 for line in value.splitlines() if (m := _OVID_ORCID.match(line.strip()))]
     out = []
     for entry in value.split(";") if ";" in value else value.splitlines():
-        name, slash, ident = " ".join(entry.split()).rpartition("/")
+        name, slash, ident = " ".join(entry.strip("{} \n").split()).rpartition("/")
         if slash and ident:
             out.append((parse_name(name), author_id("orcid" if _ORCID.fullmatch(ident)
                                                     else "rid", ident)))

@@ -15,8 +15,9 @@ line each in `AU`, ORCIDs in `AO`, after a copyright line); SpringerLink (names 
 Whatever the table, columns named for a DOI, PMID, first page or volume help find the same
 paper in another export (a journal's name, first and last pages tell two papers of one title
 apart), Scopus's `Author(s) ID` gives its authors' ids, and Web of Science's `OI`/`RI` (ORCIDs,
-ResearcherIDs) and Ovid's `AO` those of the authors they name. Names are read with their HTML
-entities decoded ("Sch&#246;lkopf").
+ResearcherIDs) and Ovid's `AO` those of the authors they name, and the columns of
+affiliation_columns.py their affiliations. Names are read with their HTML entities decoded
+("Sch&#246;lkopf").
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, replace
 
+from expert_gui.core.data.formats.affiliation_columns import AffiliationColumns
 from expert_gui.core.data.formats.delimited import DATE_COLUMNS, DOC_ID_COLUMNS, TEXT_COLUMNS
 from expert_gui.core.data.formats.names import (
     parse_name,
@@ -31,13 +33,7 @@ from expert_gui.core.data.formats.names import (
     split_names,
     split_run_together,
 )
-from expert_gui.core.data.formats.people import (
-    attach_affiliations,
-    attach_named_ids,
-    author_id,
-    named_affiliations,
-    named_ids,
-)
+from expert_gui.core.data.formats.people import attach_named_ids, author_id, named_ids
 from expert_gui.core.data.formats.records import (
     Author,
     Record,
@@ -67,9 +63,6 @@ JOURNAL_COLUMNS = ("source title", "publication title", "journal", "so", "bookti
                    "secondary title", "journal title")
 SCOPUS_ID_COLUMNS = ("author(s) id",)
 NAMED_ID_COLUMNS = ("oi", "ri", "orcids", "researcher ids", "ao")
-# Addresses that start with their authors: WoS's "[Name; Name] Address", Embase's "(Name; Name)
-# Address", Ovid's "(Family, Family) Address".
-ADDRESS_COLUMNS = ("c1", "addresses", "author addresses", "in")
 _SCOPUS_NAME = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
 
 
@@ -219,8 +212,7 @@ class RowReader:
                                                LAST_PAGE_COLUMNS, VOLUME_COLUMNS,
                                                JOURNAL_COLUMNS, SCOPUS_ID_COLUMNS))
         self.named_ids = [index[c] for c in cells if c.lower() in NAMED_ID_COLUMNS]
-        self.addresses = at(ADDRESS_COLUMNS)
-        self.families_only = self.addresses is not None and cells[self.addresses].lower() == "in"
+        self.affiliations = AffiliationColumns(cells, path, report)
         self.path, self.clean, self.report = path, clean, report
         self.stem = path.replace("\\", "/").rsplit("/", 1)[-1].split(".")[0]
         self.run_together = [0, 0, 0, 0]  # lists, names, cuts, guesses (people run together)
@@ -276,15 +268,18 @@ class RowReader:
         else:
             written = split_names(cell, "comma" if style == "comma" else "names")
         if style == "ids":
-            return [Author(None, fixed=w) for w in written]
-        if style == "scopus":
-            authors = []
-            for w in written:
-                name, ident = _scopus_name(w)
-                parsed = parse_name(name)
-                if parsed is not None:
-                    authors.append(Author(parsed, (ident,) if ident else ()))
-            return authors
+            authors = [Author(None, fixed=w) for w in written]
+        elif style == "scopus":
+            authors = [Author(parse_name(name), (ident,) if ident else ())
+                       for name, ident in map(_scopus_name, written)]
+        else:
+            authors = self._named(written, row, line)
+        self.affiliations.give(authors, row, line)
+        return [a for a in authors if a.name is not None or a.fixed]
+
+    def _named(self, written: list[str], row: list[str], line: int) -> list[Author]:
+        """An author for each name written (no name: a placeholder), with the ids of Scopus's
+        `Author(s) ID` and of the columns that name their authors (`OI`, `RI`, `AO`)."""
         names = [parse_name(w) for w in written]
         ids = [] if self.scopus_ids is None else \
             [x.strip() for x in row[self.scopus_ids].split(";") if x.strip()]
@@ -294,18 +289,13 @@ class RowReader:
                             "used")
             ids = []
         authors = [Author(n, (author_id("scopus", i),) if i.isdigit() else ())
-                   for n, i in zip(names, ids or [""] * len(names), strict=True)
-                   if n is not None]
-        if self.addresses is not None and row[self.addresses].strip():
-            attach_affiliations(authors, named_affiliations(row[self.addresses],
-                                                            self.families_only))
+                   for n, i in zip(names, ids or [""] * len(names), strict=True)]
         pairs = [p for k in self.named_ids if row[k].strip() for p in named_ids(row[k])]
         unmatched = attach_named_ids(authors, pairs) if pairs else []  # one matcher per row
         if unmatched:
             self.report.add("id-unmatched", self.path, line, "ids of people who are not among "
                             "the authors, not used: " + "; ".join(unmatched))
         return authors
-
 
     def _run_together(self, cell: str, line: int) -> list[str]:
         run = split_run_together(cell)

@@ -4,8 +4,9 @@ and requests for what ElementTree does.
 
 Text: `ArticleTitle` (or `BookTitle`), every `AbstractText` (after its label, as PubMed writes
 it in MEDLINE), the `Keyword`s; people: the `Author`s of the first author list that is not of
-editors (`LastName` and `ForeName`, or `CollectiveName`; an ORCID `Identifier`); id: the PMID;
-DOI from the article's own ids (never its references'); date `PubDate`.
+editors (`LastName` and `ForeName`, or `CollectiveName`; an ORCID `Identifier`; each
+`AffiliationInfo`'s `Affiliation`); id: the PMID; DOI from the article's own ids (never its
+references'); date `PubDate`.
 """
 
 from __future__ import annotations
@@ -75,8 +76,10 @@ def _authors(article: ET.Element) -> list[Author]:
             text_of(person.find("Suffix")))
         ids = tuple(i for i in (author_id("orcid", text_of(x)) for x in
                                 person.iterfind("Identifier[@Source='ORCID']")) if i)
+        places = tuple(p for p in map(text_of, person.iterfind("AffiliationInfo/Affiliation"))
+                       if p)
         if name is not None:
-            authors.append(Author(name, ids))
+            authors.append(Author(name, ids, affiliations=places))
     return authors
 
 

@@ -1,7 +1,12 @@
 """Which export a file is, told by its first kilobytes: `savedrecs.txt` may be Web of Science
 plain text or tab-delimited, EndNote or RefWorks tagged, `.xml` PubMed or EndNote, `.rdf` Zotero,
-`.json` CSL-JSON, OpenAlex or Crossref, `.csv` a table or Embase's one-field-a-row layout. The
-byte-order mark comes first (UTF-8, UTF-16 in either order), then blank lines are skipped.
+`.json` CSL-JSON, OpenAlex or Crossref, `.csv` a table or Embase's one-field-a-row layout, a
+`.txt` from CNKI its own text export or NoteExpress's. The byte-order mark comes first (UTF-8,
+UTF-16 in either order), then blank lines are skipped.
+
+Files of kinds that are no export this app reads but that users are handed by the same databases
+(an Excel 97-2003 `.xls`, a Cochrane Library text export, a PDF, a list of formatted references)
+are named by `unread_kind`, with what to export instead.
 """
 
 from __future__ import annotations
@@ -34,6 +39,16 @@ _REFWORKS_TAG = re.compile(r"^(?:A1|T1) ", re.MULTILINE)
 _OPENALEX = re.compile(r'"(?:id|author)"\s*:\s*"https://openalex\.org/[WA]\d')
 _CROSSREF = re.compile(r'"message-type"\s*:\s*"work(?:-list)?"')
 _RDF_ROOT = re.compile(r"[\w.\-]+:RDF\b|RDF\b")
+# CNKI's own text export ("SrcDatabase-来源库: 期刊", E-Study's "DataType: 1") and a title field.
+_CNKI_FIRST = re.compile(r"(?:SrcDatabase-\S*|DataType)\s*[:：]")
+_CNKI_TITLE = re.compile(r"^Title-\S*\s*[:：]", re.MULTILINE)
+_NOTEEXPRESS_FIRST = re.compile(r"\{Reference Type\}\s*[:：]")
+# The header of each record of a Cochrane Library export ("Record #1 of 25"), before its RIS
+# record or its plain-text fields ("ID: CN-01234567", "TI: ...").
+_RECORD_OF = re.compile(r"Record #\d+ of \d+\s*$")
+_RIS_TAG = re.compile(r"^TY  -", re.MULTILINE)
+_COCHRANE_TAG = re.compile(r"^(?:ID|AU|TI|SO|YR|KY|AB|US|PT|DOI): ", re.MULTILINE)
+_FORMATTED_REFERENCE = re.compile(r"\[\d+\]\s*\S.*\[(?:J|M|D|C|N|P|R|S|EB/OL|J/OL)\]")
 _ZOTERO_NS = ("http://www.zotero.org/namespaces/export#", "http://purl.org/net/biblio#")
 
 
@@ -64,9 +79,9 @@ def head_text(path: Path, size: int = HEAD_BYTES) -> str:
 
 def export_kind(path: Path) -> str | None:
     """'wos', 'medline', 'pubmed-xml', 'endnote-xml', 'zotero-rdf', 'csl-json', 'openalex',
-    'crossref', 'ris', 'bibtex', 'refer' (EndNote or ADS tagged), 'refworks', 'embase-rows' or
-    'table' (a known export's table, or any other .csv, .tsv or .xlsx file); None for anything
-    else."""
+    'crossref', 'ris', 'bibtex', 'refer' (EndNote or ADS tagged), 'refworks', 'cnki' (CNKI's own
+    text export), 'noteexpress', 'embase-rows' or 'table' (a known export's table, or any other
+    .csv, .tsv or .xlsx file); None for anything else."""
     name = path.name.lower()
     if name.endswith(TABLE_SUFFIXES):
         if name.endswith(".csv") and _is_embase_rows(head_text(path)):
@@ -89,8 +104,12 @@ def export_kind(path: Path) -> str | None:
         kind = _json_kind(s)
         if kind is not None:
             return kind
-    if first.startswith("TY  -"):
+    if first.startswith("TY  -") or _RECORD_OF.match(first) and _RIS_TAG.search(s):
         return "ris"
+    if _CNKI_FIRST.match(first) and _CNKI_TITLE.search(s):
+        return "cnki"
+    if _NOTEEXPRESS_FIRST.match(first):
+        return "noteexpress"
     if _REFER_FIRST.match(first) and _REFER_TAG.search(s):
         return "refer"
     if first.startswith("RT ") and _REFWORKS_TAG.search(s):
@@ -156,3 +175,45 @@ def _is_export_header(line: str) -> bool:
     """A tab-separated first line that is a known export's header (Web of Science's tags)."""
     columns = detect_columns(next(csv.reader([line], delimiter="\t"), []))
     return columns is not None and bool(columns.preset)
+
+
+_RE_EXPORT = ("export the records again as RIS, BibTeX or EndNote tagged text (Web of Science: "
+              "Plain text or Tab delimited; CNKI: RefWorks, EndNote or 自定义 text)")
+# Files that start with these bytes, by what they are and what to do instead.
+_MAGIC = (
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an Excel 97-2003 workbook (.xls) or another "
+     "Office 97-2003 file", "save it as .xlsx or CSV (Excel, LibreOffice) and open that, or "
+     + _RE_EXPORT),
+    (b"%PDF", "a PDF", _RE_EXPORT),
+    (b"{\\rtf", "a Rich Text document", _RE_EXPORT),
+    (b"SQLite format 3\x00", "a database file (a reference manager's own library)",
+     "export the library from the reference manager as RIS, BibTeX or CSV"),
+    (b"PK\x03\x04", "a zip archive or an office document",
+     "unpack an archive and open its folder; save a document as .xlsx or CSV; or "
+     + _RE_EXPORT),
+)
+
+
+def unread_kind(path: Path) -> str | None:
+    """What a file that no reader reads is, and what to export instead, in one sentence; None
+    when it is nothing known."""
+    try:
+        head = read_regular(path, CollectionError, HEAD_BYTES)
+    except (CollectionError, OSError):
+        return None
+    for magic, what, instead in _MAGIC:
+        if head.startswith(magic):
+            return f"{path.name} is {what}, which this app does not read: {instead}"
+    text = head.decode(encoding_of(head), errors="ignore").lstrip("\ufeff \r\n\t")
+    first = (text.splitlines() or [""])[0]
+    if _RECORD_OF.match(first) and _COCHRANE_TAG.search(text):
+        return (f"{path.name} is a Cochrane Library text export, which this app does not read: "
+                "export the records again from the Cochrane Library as RIS")
+    if text[:15].lower().startswith(("<!doctype html", "<html", "<table", "<meta")):
+        return (f"{path.name} is a web page (as some databases' \"Excel\" export is), which this "
+                "app does not read: open it in Excel or LibreOffice and save it as .xlsx or CSV, "
+                "or " + _RE_EXPORT)
+    if _FORMATTED_REFERENCE.match(first):
+        return (f"{path.name} is a list of formatted references (GB/T 7714), which this app does "
+                "not read: " + _RE_EXPORT)
+    return None

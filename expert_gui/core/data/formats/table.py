@@ -138,8 +138,9 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress,
     try:
         if columns is None:
             fits = lambda row: detect_columns(row) is not None  # noqa: E731
-        else:
-            fits = lambda row: columns.people in {c.strip() for c in row}  # noqa: E731
+        else:  # the columns given name the header: its people, or its text (papers alone)
+            wanted = {columns.people} if columns.people else set(columns.text)
+            fits = lambda row: wanted <= {c.strip() for c in row}  # noqa: E731
         first, before, rest = _header(records, fits)
         if first is None:
             raise CollectionError(path, None, "expected a header row; the table is empty")

@@ -138,6 +138,8 @@ class ModelList:
 
     def _model_loaded(self, model, folder: Path, restoring: bool = False) -> None:
         collection = self.state.collection
+        if not self.state.fits(model) and self._read_as_trained(model, folder):
+            return
         if not self.state.fits(model):
             if restoring:  # never bring back a model that does not belong to the collection
                 trained_on = Path(model.collection_source).name if model.collection_source \
@@ -158,6 +160,21 @@ class ModelList:
             return
         self.state.set_model(model, folder)
         self.state.message.emit(f"Opened model {folder.name}")
+
+    def _read_as_trained(self, model, folder: Path) -> bool:
+        """A model of the open collection read with other text settings (an earlier rule):
+        the collection is read again as the model was trained, and the model opens then."""
+        collection, path = self.state.collection, self.state.collection_path
+        source = Path(model.collection_source) if model.collection_source else None
+        if (collection is None or path is None or source is None
+                or model.text_settings == collection.settings
+                or source.resolve() != Path(path).resolve()):
+            return False
+        self._waiting_model = (model, folder)
+        self.state.message.emit(f"Reading {collection.name} again as {folder.name} was trained: "
+                                f"{model.text_settings.describe()}")
+        self.state.reread_requested.emit(model.text_settings)
+        return True
 
     # -- questions (tests replace these) ------------------------------------------------------------
     def confirm_continue(self, info: ModelFolder) -> bool:
