@@ -1,6 +1,10 @@
-"""Issue 32's hostile inputs, each run by the code before the issue and by this one, every run
-under a memory limit and a time limit: `python benchmarks/hostile_inputs.py --old DIR
+"""Issues 32's and 43's hostile inputs, each run by the code before the issue and by this one,
+every run under a memory limit and a time limit: `python benchmarks/hostile_inputs.py --old DIR
 [--limit-gb 4] [--timeout 60] [--cases NAME ...]`.
+
+Issue 43's cases live in `hostile_43_*.py` beside this file, one module per class of attack
+(each a CASES dict of the same shape, and HOOKS: a flag of the command that installs a failure
+in the process before the CLI runs).
 
 DIR holds the old code: `git archive main expert_gui resources | tar -x -C DIR`. Each case's
 input is generated once, small (tests/hostile_files.py: compressed as it is written, so a 4 GB
@@ -207,6 +211,14 @@ CASES = {
 }
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+HOOKS = {}
+for _module in ("hostile_43_store", "hostile_43_records", "hostile_43_text"):
+    _cases = __import__(_module)
+    CASES.update(_cases.CASES)
+    HOOKS.update(_cases.HOOKS)
+
+
 # -- one side's run, in its own process ------------------------------------------------------------
 def run_case(tree: Path, args: list[str]) -> None:
     """Run the CLI of the code in `tree`; print one JSON line: what it said."""
@@ -222,6 +234,10 @@ def run_case(tree: Path, args: list[str]) -> None:
             return real(src, dst)
 
         os.replace = replace
+    for flag, install in HOOKS.items():
+        if flag in args:
+            args = [a for a in args if a != flag]
+            install()
     from expert_gui.cli import main
 
     out, err = io.StringIO(), io.StringIO()
