@@ -68,8 +68,11 @@ class AppState(QObject):
             self.set_model(None, None)
             trained_on = Path(model.collection_source).name if model.collection_source \
                 else "another collection"
-            self.model_dropped.emit(f"Closed {name}: it was trained on {trained_on}, not on "
-                                    f"{collection.name}.")
+            self.model_dropped.emit(
+                f"Closed {name}: it was trained on {collection.name} before its files or its "
+                "people edits changed; train again to rank the people as they are now."
+                if model.collection_source == collection.source else
+                f"Closed {name}: it was trained on {trained_on}, not on {collection.name}.")
         self.collection_changed.emit(collection)
 
     def fits(self, model) -> bool:

@@ -135,8 +135,10 @@ def _keys() -> dict:
 
 
 _KEYS = _keys()
-# Written only for a collection that records people's affiliations.
-_OPTIONAL_KEYS = {"person_affiliations": _person_affiliations}
+# Written only for a collection that records them.
+_OPTIONAL_KEYS = {"person_affiliations": _person_affiliations,
+                  # only for people written more than one way: the spellings a user can split off
+                  "person_spellings": schema.obj({}, other=schema.list_of(schema.nonempty_string))}
 
 
 def _check_arrays(arrays: dict, meta: dict, folder: Path) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from expert_gui.core.data.inputs import read_regular
+from expert_gui.core.data.people_search import PeopleSearch
 from expert_gui.core.errors import InputFileError
 
 
@@ -24,8 +25,8 @@ def match_candidates(text: str, person_ids: Sequence[str], person_names: Sequenc
                      where: str | Path = "the list of people") -> list[int]:
     """Indices of the people the lines of `text` name, in the order first named: each line a
     person id, else a name (case and spacing aside). Blank lines and lines starting with '#'
-    are skipped. A line that names nobody, or a name several people share, is an
-    `InputFileError` naming the line; nothing is dropped silently."""
+    are skipped. A line that names nobody (with the people it may mean), or a name several
+    people share, is an `InputFileError` naming the line; nothing is dropped silently."""
     lookup = PersonLookup(person_ids, person_names)
     chosen: dict[int, None] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -41,7 +42,8 @@ class PersonLookup:
     """A person by id, else by name (case and spacing aside), as lists of people name them."""
 
     def __init__(self, person_ids: Sequence[str], person_names: Sequence[str]):
-        self.person_ids = person_ids
+        self.person_ids, self.person_names = person_ids, person_names
+        self._search: PeopleSearch | None = None
         self._ids = {p: i for i, p in enumerate(person_ids)}
         self._names: dict[str, list[int]] = {}
         for i, name in enumerate(person_names):
@@ -58,9 +60,19 @@ class PersonLookup:
                                               f"({', '.join(self.person_ids[i] for i in found)}): "
                                               "give their id")
         if not found:
+            near = self.search.suggest(entry)
             raise InputFileError(where, line, f"{entry!r} is no person's id or name in this "
-                                              "collection")
+                                              "collection" + (
+                                                  f"; did you mean {self.search.describe(near)}?"
+                                                  if near else ""))
         return found[0]
+
+    @property
+    def search(self) -> PeopleSearch:
+        """The people a name may mean (built when a line names nobody)."""
+        if self._search is None:
+            self._search = PeopleSearch(self.person_ids, self.person_names)
+        return self._search
 
 
 def _key(name: str) -> str:

@@ -6,7 +6,8 @@ byte store beside it, so a large collection is never held as Python strings. `Co
 streams records in from any format reader and reports every problem with its file and line.
 
 Over 600 lines, on purpose: `Collection` and `CollectionBuilder` share the flat-array layout and
-its invariants; reports, dates and the cache are apart (report.py, dates.py, cache.py).
+its invariants; reports, dates, where records were read and the cache are apart (report.py,
+dates.py, places.py, cache.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 from expert_gui.core.data import cache
 from expert_gui.core.data.affiliations import MAX_AFFILIATION_CHARS, MAX_AFFILIATIONS, gather
 from expert_gui.core.data.dates import DAY, NO_DAY, format_date, parse_dated
+from expert_gui.core.data.places import Places
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TextSettings, Tokenizer, Vocabulary
 from expert_gui.core.errors import CollectionError
@@ -71,6 +73,7 @@ class Collection:
         doc_dates: np.ndarray | None = None,
         doc_date_units: np.ndarray | None = None,
         person_affiliations: list[tuple[str, ...]] | None = None,
+        person_spellings: dict[str, list[str]] | None = None,
     ):
         if person_affiliations is not None and len(person_affiliations) != len(person_ids):
             raise ValueError(f"{len(person_affiliations)} people's affiliations for "
@@ -97,6 +100,8 @@ class Collection:
         # `person_ids`; None when the collection records none for anyone.
         self.person_affiliations = person_affiliations if person_affiliations and \
             any(person_affiliations) else None
+        # How the documents write each person written more than one way (by person id).
+        self.person_spellings = person_spellings or {}
         self._doc_index: dict[str, int] | None = None
         self._person_index: dict[str, int] | None = None
         self._person_docs: tuple[np.ndarray, np.ndarray] | None = None
@@ -227,6 +232,7 @@ class Collection:
             "settings": self.settings.to_dict(),
             "report": self.report.to_dict(),
             "dates": self.doc_dates is not None,
+            **({"person_spellings": self.person_spellings} if self.person_spellings else {}),
         }
         if self.person_affiliations is not None:
             index: dict[str, int] = {}  # each affiliation written once, people by its index
@@ -257,6 +263,7 @@ class Collection:
             doc_dates=arrays.pop("doc_dates", None),
             doc_date_units=arrays.pop("doc_date_units", None),
             person_affiliations=_affiliations(meta.get("person_affiliations")),
+            person_spellings=meta.get("person_spellings"),
             **arrays,
         )
 
@@ -319,7 +326,7 @@ class CollectionBuilder:
         self._pending_chars = 0
         self._doc_ids: list[str] = []
         self._doc_index: dict[str, int] = {}
-        self._doc_places = _Places()
+        self._doc_places = Places()
         # Associations, compactly: the document's index when it is already known (else -1 - k,
         # k indexing `_unresolved`), the person's index in `_linked_ids`, and where it was read.
         self._assoc_docs = array("q")
@@ -327,11 +334,13 @@ class CollectionBuilder:
         self._assoc_people = array("q")
         self._person_index: dict[str, int] = {}
         self._linked_ids: list[str] = []
-        self._assoc_places = _Places()
+        self._assoc_places = Places()
         self._people: dict[str, str] = {}
         self._people_where: dict[str, tuple[str, int | None]] = {}
         self._affiliations: dict[str, list[str]] = {}
         self._shared_places: dict[str, str] = {}
+        self.people_edits = None  # the collection's PeopleEdits (people_edits.py), if any
+        self.spellings: dict[str, list[str]] = {}  # person id -> spellings, from the reader
         self._cut: set[str] = set()  # people whose affiliations were cut, reported once each
         self._text_offsets = array("q", [0])
         self._text_size = 0
@@ -500,17 +509,20 @@ class CollectionBuilder:
                 self.report.add("unknown-person", file, line,
                                 f"person {person_id!r} has no document; not a candidate")
         # Candidates are the people with at least one document, sorted by id for stable indices.
-        ids = [self._linked_ids[p] for p in linked.tolist()]
-        by_id = sorted(range(len(ids)), key=ids.__getitem__)
-        ordered = [ids[i] for i in by_id]
+        ids = self._edited([self._linked_ids[p] for p in linked.tolist()])
+        ordered = sorted(set(ids))
+        position = {pid: k for k, pid in enumerate(ordered)}
         old_to_new = np.full(len(self._linked_ids), -1, dtype=np.int64)
-        old_to_new[linked[by_id]] = np.arange(len(by_id))
+        old_to_new[linked] = [position[pid] for pid in ids]
         n_docs = len(self._doc_ids)
         doc_col, person_col = docs[rows], old_to_new[people]
-        # One link per (document, person): later repeats are reported, in reading order.
+        # One link per (document, person): later repeats are reported, in reading order (two
+        # people merged by hand on one document are no repeat).
         _, first = np.unique(doc_col * max(len(ordered), 1) + person_col, return_index=True)
+        _, once = (np.unique(doc_col * len(self._linked_ids) + people, return_index=True)
+                   if len(ordered) < len(ids) else (None, first))
         repeated = np.ones(len(doc_col), dtype=bool)
-        repeated[first] = False
+        repeated[once] = False
         for k in np.flatnonzero(repeated).tolist():
             file, line = self._assoc_places[int(rows[k])]
             self.report.add("duplicate-association", file, line,
@@ -569,7 +581,24 @@ class CollectionBuilder:
             doc_date_units=(np.frombuffer(self._units, dtype=np.uint8).copy()
                             if self._any_date else None),
             person_affiliations=places,
+            person_spellings={p: self.spellings[p] for p in ordered if p in self.spellings},
         )
+
+    def _edited(self, ids: list[str]) -> list[str]:
+        """The linked people after the people edits the reader left (a reader that knows how
+        each document writes its authors applies them itself): merges, with affiliations."""
+        edits = self.people_edits.take() if self.people_edits is not None else []
+        if not edits:
+            return ids
+        # Imported here: people_edits reads names through formats/, whose readers import this.
+        from expert_gui.core.data.people_edits import apply_edits
+
+        new = apply_edits(edits, self.people_edits.path, ids, self._people, self.report)
+        for old, pid in zip(ids, new, strict=True):
+            if old != pid and old in self._affiliations:
+                gather(self._affiliations.setdefault(pid, []), self._affiliations[old],
+                       self._shared_places)
+        return new
 
 
 # Bytes that may belong to a token: ASCII letters and digits, and every byte of a multi-byte
@@ -583,29 +612,6 @@ _FIRST_EXPANSION_ID = -3
 # Distinct runs remembered before the memo starts afresh: hashes and numbers in a large
 # collection would otherwise grow it without bound.
 _MEMO_LIMIT = 1 << 20
-
-
-class _Places:
-    """Where many records were read, compactly: each file name once, then two integer arrays."""
-
-    def __init__(self):
-        self._files: list[str] = []
-        self._file_index: dict[str, int] = {}
-        self._file = array("i")
-        self._line = array("q")  # -1: no line
-
-    def append(self, file: str | Path, line: int | None) -> None:
-        name = str(file)
-        i = self._file_index.get(name)
-        if i is None:
-            i = self._file_index[name] = len(self._files)
-            self._files.append(name)
-        self._file.append(i)
-        self._line.append(-1 if line is None else line)
-
-    def __getitem__(self, k: int) -> tuple[str, int | None]:
-        line = self._line[k]
-        return self._files[self._file[k]], (None if line < 0 else line)
 
 
 class _ProvisionalIds(dict):

@@ -1,8 +1,8 @@
 """`load_collection`: a user's files -> a `Collection`, cached on disk so reopening is instant.
 
 The cache folder is `cache_dir()/collections/<fingerprint>`, the fingerprint a hash of the input
-files (path and a hash of the content), the text settings and `LOADER_VERSION`; any change to
-one of them loads afresh. A cache is checked in full when opened and rebuilt when damaged. The
+files (path and a hash of the content; the people edits beside them too), the text settings and
+`LOADER_VERSION`; any change to one of them loads afresh. A cache is checked in full when opened and rebuilt when damaged. The
 last `CACHES_PER_PATH` caches of each path are kept. Raw text is spilled to a file while
 loading, so it is held once.
 """
@@ -26,13 +26,14 @@ import numpy as np
 from expert_gui.core.data.collection import Collection, CollectionBuilder
 from expert_gui.core.data.formats import FORMATS, detect_format, reader
 from expert_gui.core.data.formats.presets import TableColumns
-from expert_gui.core.data.formats.reading import LoadProgress, Progress, Stop
+from expert_gui.core.data.formats.reading import LoadProgress, Progress, Stop, file_state
 from expert_gui.core.data.inputs import (
     CHANGED,
     content_hash,
     recording_reads,
     require_regular,
 )
+from expert_gui.core.data.people_edits import PeopleEdits, edits_path, read_edits
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TextSettings, inline_stopwords
 from expert_gui.core.errors import CollectionError, OutputFolderError, write_error
@@ -44,7 +45,7 @@ __all__ = ["LOADER_VERSION", "FORMATS", "LoadProgress", "load_collection", "coll
 log = logging.getLogger(__name__)
 
 # Bump when a reader or the builder changes what a load produces: old caches are then ignored.
-LOADER_VERSION = 9
+LOADER_VERSION = 10
 # The hash `file_state` gives a file's content (XXH3-128 in hex).
 _CONTENT_HASH = re.compile("[0-9a-f]{32}")
 # Caches kept per collection path (its versions, or other text settings); older ones are removed.
@@ -92,6 +93,9 @@ def load_collection(
                                               "collection")
         chosen = {"columns": columns}
     sources = module.sources(path, associations, people, **chosen)
+    edits = edits_path(path)
+    if edits.is_file():  # the people edits are part of what was read (people_edits.py)
+        sources.append(file_state(edits))
     fingerprint = _fingerprint(path, name, sources, settings)
     folder = collection_cache(fingerprint)
     why = unwritable(folder.parent)
@@ -110,6 +114,8 @@ def load_collection(
         with _spilling(spill_dir or Path(tempfile.gettempdir()), report.files), \
                 tempfile.TemporaryDirectory(dir=spill_dir, ignore_cleanup_errors=True) as spill:
             builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
+            if edits.is_file():
+                builder.people_edits = PeopleEdits(edits, read_edits(edits, report))
             with recording_reads() as reads:
                 module.read(path, builder, associations=associations, people=people,
                             progress=steps, **chosen)

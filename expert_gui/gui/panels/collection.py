@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtCore import QRegularExpression, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,10 +29,12 @@ from PySide6.QtWidgets import (
 from expert_gui.core.data.formats.presets import TableColumns
 from expert_gui.core.data.formats.reading import LoadProgress
 from expert_gui.core.data.loading import collection_path, load_collection
+from expert_gui.core.data.people_search import PeopleSearch, search_for
 from expert_gui.core.data.topics import read_topics
 from expert_gui.core.evaluation.qrels import coverage, read_qrels
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.open_dialog import choose_collection_path
+from expert_gui.gui.people_edits import PeopleEditor
 from expert_gui.gui.state import AppState
 from expert_gui.gui.table_columns import choose_table_columns, table_to_preview
 from expert_gui.gui.widgets import (
@@ -48,6 +50,8 @@ from expert_gui.gui.widgets import (
 
 # Problems listed one by one in the report (all are counted; a huge list would only slow the view).
 MAX_LISTED_PROBLEMS = 500
+# People a name written another way adds to the search's matches (the pattern grows with each).
+MAX_MATCHED = 500
 # Documents of one person listed in the viewer.
 MAX_LISTED_DOCUMENTS = 2000
 # File names looked for next to a collection folder, so topics and qrels open with it.
@@ -135,13 +139,16 @@ class CollectionPanel(QWidget):
         self.people_search = QLineEdit()
         self.people_search.setPlaceholderText("Search people…")
         self.people_search.setClearButtonEnabled(True)
-        self.people_search.textChanged.connect(self.people_proxy.setFilterFixedString)
+        self.people_search.setToolTip("A part of a name or id, or a name written another way "
+                                      "(\"W. Tobler\" finds Waldo R. Tobler and Tobler)")
+        self.people_search.textChanged.connect(self._search_people)
+        self.search: PeopleSearch | None = None  # the open collection's, once built
         self.people_view = QTableView()
         self.people_view.setModel(self.people_proxy)
         self.people_view.setSortingEnabled(True)
         self.people_view.sortByColumn(2, Qt.SortOrder.DescendingOrder)
         self.people_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.people_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.people_view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.people_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.people_view.verticalHeader().setVisible(False)
         self.people_view.verticalHeader().setDefaultSectionSize(
@@ -152,7 +159,22 @@ class CollectionPanel(QWidget):
         self.people_view.selectionModel().currentRowChanged.connect(self._show_person)
         self.people_view.doubleClicked.connect(lambda index: self.state.profile_requested.emit(
             self.people_proxy.index(index.row(), 0).data()))
-        self.people_view.setToolTip("Double-click a person to see their profile")
+        self.people_view.setToolTip("Double-click a person to see their profile; select two "
+                                    "to merge them")
+        self.editor = PeopleEditor(state, self)
+        self._after_edit: str | None = None  # the person to select once the edit is read
+        self.merge_button = QPushButton("Merge…")
+        self.merge_button.setToolTip("Select two people who are one: their documents become "
+                                     "one person's (kept in the collection's people edits)")
+        self.merge_button.clicked.connect(self.merge_selected)
+        self.split_button = QPushButton("Split a spelling off…")
+        self.split_button.setToolTip("The documents that write the selected person one way "
+                                     "become another person's")
+        self.split_button.clicked.connect(self.split_selected)
+        self.undo_button = QPushButton("Undo people edit")
+        self.undo_button.clicked.connect(self.undo_edit)
+        self.people_view.selectionModel().selectionChanged.connect(
+            lambda *_: self._show_edit_buttons())
 
         self.documents_list = compact(QListWidget())
         self.documents_list.currentItemChanged.connect(self._show_document)
@@ -176,6 +198,11 @@ class CollectionPanel(QWidget):
         pl.setContentsMargins(0, 0, 0, 0)
         pl.addWidget(self.people_search)
         pl.addWidget(self.people_view)
+        edits = QHBoxLayout()
+        for w in (self.merge_button, self.split_button, self.undo_button):
+            edits.addWidget(w)
+        edits.addStretch(1)
+        pl.addLayout(edits)
         docs = QSplitter(Qt.Orientation.Horizontal)
         docs.addWidget(self.documents_list)
         docs.addWidget(self.document_view)
@@ -195,6 +222,7 @@ class CollectionPanel(QWidget):
         layout.addWidget(main, 1)
 
         state.topics_changed.connect(self._show_topics)
+        self._show_edit_buttons()
 
     # -- opening ----------------------------------------------------------------------------------
     def choose_collection(self) -> None:
@@ -369,6 +397,58 @@ class CollectionPanel(QWidget):
         self.documents_list.clear()
         self.document_view.clear()
         self.documents_box.setTitle("Documents")
+        self.search = None
+        self.state.runner.start("people-search", search_for, collection,
+                                on_success=lambda s: self._searchable(collection, s))
+        if self._after_edit is not None:
+            self.select_person(self._after_edit)
+            self._after_edit = None
+        self._show_edit_buttons()
+
+    # -- finding and editing people -----------------------------------------------------------------
+    def _searchable(self, collection, search: PeopleSearch) -> None:
+        if collection is self.state.collection:
+            self.search = search
+            self._search_people(self.people_search.text())
+
+    def _search_people(self, text: str) -> None:
+        """People whose name or id holds the text, and those a name written another way may
+        mean (people_search.py), once the search is built; case and accents aside."""
+        text = " ".join(text.split())
+        matched = self.search.matching(text) if self.search is not None and text else []
+        ids = self.state.collection.person_ids if matched else []
+        found = "|".join(QRegularExpression.escape(ids[i]) for i in matched[:MAX_MATCHED])
+        pattern = QRegularExpression.escape(text) + (f"|^(?:{found})$" if found else "")
+        self.people_proxy.setFilterRegularExpression(QRegularExpression(
+            pattern, QRegularExpression.PatternOption.CaseInsensitiveOption))
+
+    def selected_people(self) -> list[str]:
+        rows = self.people_view.selectionModel().selectedRows(0)
+        return [row.data() for row in rows]
+
+    def _show_edit_buttons(self) -> None:
+        chosen = self.selected_people()
+        collection = self.state.collection
+        self.merge_button.setEnabled(len(chosen) == 2)
+        self.split_button.setEnabled(len(chosen) == 1 and collection is not None and len(
+            collection.person_spellings.get(chosen[0], ())) > 1)
+        last = self.editor.last_edit()
+        self.undo_button.setEnabled(last is not None)
+        self.undo_button.setToolTip(f"Undo the last people edit: {last.text()}" if last else
+                                    "No people edit to undo")
+
+    def merge_selected(self) -> None:
+        chosen = self.selected_people()
+        if len(chosen) == 2:
+            self._after_edit = self.editor.ask_merge(*chosen)
+
+    def split_selected(self) -> None:
+        chosen = self.selected_people()
+        if len(chosen) == 1 and self.editor.ask_split(chosen[0]):
+            self._after_edit = chosen[0]
+
+    def undo_edit(self) -> None:
+        self.editor.undo()
 
     def _show_person(self, current, _previous=None) -> None:
         self.documents_list.clear()

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from expert_gui.core.data.people_search import search_for
 from expert_gui.core.errors import UnknownPersonError
 from expert_gui.core.explore.people_map import PROJECTIONS, PeopleMap, map_people
 from expert_gui.core.explore.profile import (
@@ -44,6 +45,7 @@ from expert_gui.core.explore.projector import export_embeddings
 from expert_gui.core.explore.timeline import PERIODS
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.gui.dialogs import show_error
+from expert_gui.gui.people_edits import PeopleEditor
 from expert_gui.gui.save_dialogs import choose_folder
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
@@ -127,6 +129,18 @@ class ProfilePanel(QWidget):
         self.status = QLabel("Train or open a model to see what its people know.")
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.status.linkActivated.connect(self.show_person)  # "did you mean" names
+        self.editor = PeopleEditor(state, self)
+        self.merge_button = QPushButton("Merge into…")
+        self.merge_button.setToolTip("Another person who is this one: their documents become "
+                                     "this person's (kept in the collection's people edits)")
+        self.merge_button.clicked.connect(
+            lambda: self._person and self.editor.ask_merge_into(self._person))
+        self.split_button = QPushButton("Split a spelling off…")
+        self.split_button.setToolTip("The documents that write this person one way become "
+                                     "another person's")
+        self.split_button.clicked.connect(
+            lambda: self._person and self.editor.ask_split(self._person))
 
         self.words_table = make_table(["Word", "Score", "Docs"])
         self.words_table.horizontalHeaderItem(2).setToolTip(
@@ -234,7 +248,7 @@ class ProfilePanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.person_edit, 1)
         for w in (show, self.k_spin, QLabel("Words by:"), self.score_combo, QLabel("Timeline:"),
-                  self.period_combo):
+                  self.period_combo, self.merge_button, self.split_button):
             top.addWidget(w)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -272,6 +286,9 @@ class ProfilePanel(QWidget):
                             + ("" if collection is not None else
                                " Open the model's collection for documents, co-authors and the "
                                "timeline."))
+        self.state.runner.start("profile-search", search_for, model)  # for `_typed`
+        for button in (self.merge_button, self.split_button):  # edits are the collection's
+            button.setEnabled(collection is not None)
         self.score_topic_set()
         self.compute_map()
         if self._person is not None and self._person in self.profiler.person_ids:
@@ -308,8 +325,18 @@ class ProfilePanel(QWidget):
             return
         by_name = {n.lower(): p for p, n in zip(model.person_ids, model.person_names,
                                                 strict=True)}
-        self.show_person(text if text in self.profiler.person_ids else
-                         by_name.get(text.lower(), text))
+        person = text if text in self.profiler.person_ids else by_name.get(text.lower())
+        if person is not None:
+            self.show_person(person)
+            return
+        near = search_for(model).suggest(text)  # built with the model, in the background
+        if len(near) == 1:
+            self.show_person(model.person_ids[near[0]])
+            return
+        self.status.setText(f"Nobody is called {html.escape(text)!r}" + (
+            "; did you mean " + ", ".join(
+                f'<a href="{html.escape(model.person_ids[i])}">'
+                f"{html.escape(model.person_names[i])}</a>" for i in near) + "?" if near else "."))
 
     def show_person(self, person_id: str) -> None:
         """Profile a person in the background (the first profile of a model also prepares it)."""

@@ -22,6 +22,7 @@ from expert_gui.core.data.formats.duplicates import merge_duplicates
 from expert_gui.core.data.formats.people import AuthorMatcher, People
 from expert_gui.core.data.formats.reading import Progress, own_authors_file
 from expert_gui.core.data.formats.records import Author, Record, TextCleaner
+from expert_gui.core.data.people_edits import apply_edits
 
 _YEAR = re.compile(r"\s*(\d{4})\b")  # a date's year, for the years of a person's work
 
@@ -66,6 +67,12 @@ class Bibliography:
                                       int(year.group(1)) if year else None) for a in authors]
             documents.append((first, text.text, occurrences, authors, date))
         person_ids, names = people.resolve()
+        spellings = [people.spelling(k) for k in range(len(person_ids))]
+        edits = self.builder.people_edits.take() if self.builder.people_edits else []
+        if edits:
+            person_ids = apply_edits(edits, self.builder.people_edits.path, person_ids, names,
+                                     self.report, spellings)
+        self.builder.spellings = _spellings(person_ids, spellings)
         places: dict[str, list[str]] = {}
         for _, _, occurrences, authors, _ in documents:
             for k, author in zip(occurrences, authors, strict=True):
@@ -74,16 +81,16 @@ class Bibliography:
         named: set[str] = set()
         for first, text, occurrences, _, date in documents:
             doc_id = self._unique_id(first, used)
-            ids = []
+            ids = {}
             for k in occurrences:
                 pid = person_ids[k]
                 if pid not in named:
                     named.add(pid)
                     self.builder.add_person(pid, names[pid], first.file, first.line,
                                             affiliations=places[pid])
-                ids.append(pid)
+                ids[pid] = None  # people merged by hand on one paper: one link
             self.builder.add_document(doc_id, "\n".join(t for t in text if t), first.file,
-                                      first.line, people=ids, date=date)
+                                      first.line, people=list(ids), date=date)
         self.report.counts["records"] = len(records)
         if self._merge:
             self.report.counts["duplicates merged"] = len(records) - len(groups)
@@ -101,6 +108,15 @@ class Bibliography:
                             f"this one is called {doc_id!r}")
         used[doc_id] = record
         return doc_id
+
+
+def _spellings(person_ids: list[str], spellings: list[str | None]) -> dict[str, list[str]]:
+    """Each person written more than one way -> those spellings, as first written."""
+    out: dict[str, dict[str, None]] = {}
+    for pid, spelling in zip(person_ids, spellings, strict=True):
+        if spelling is not None:
+            out.setdefault(pid, {})[spelling] = None
+    return {pid: list(written) for pid, written in out.items() if len(written) > 1}
 
 
 def _with_copies_details(lists: list[list[Author]]) -> list[Author]:

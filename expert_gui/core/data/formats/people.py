@@ -127,6 +127,11 @@ class People:
                                             (file, line) if doc is None else doc, year))
         return len(self._occurrences) - 1
 
+    def spelling(self, k: int) -> str | None:
+        """How occurrence k wrote its author (None: an author given by id alone)."""
+        name = self._occurrences[k].author.name
+        return name.display() if name is not None else None
+
     def resolve(self) -> tuple[list[str], dict[str, str]]:
         """Each occurrence's person id, in the order added, and each person's display name."""
         occ = self._occurrences

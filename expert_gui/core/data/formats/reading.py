@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from expert_gui.core.data.inputs import content_hash, kind_of, open_regular
+from expert_gui.core.data.people_edits import EDITS_FILE
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError, byte_size
 
@@ -425,6 +426,8 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
             path = base / name
             if name.startswith("."):
                 note(path, "hidden file; not read")
+                continue
+            if name == EDITS_FILE and base == folder:  # the app's own, applied as edits
                 continue
             try:
                 target = outside(root, path)
