@@ -1,4 +1,4 @@
-"""People merged and spellings split off by hand (core/data/people_edits.py): applied on every
+"""People merged and spellings split off by hand (core/data/formats/people_edits.py): applied on every
 load, undoable, reported, and part of the cache key."""
 
 import shutil
@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from expert_gui.core.data.loading import load_collection
-from expert_gui.core.data.people_edits import (
+from expert_gui.core.data.formats.people_edits import (
     MERGE,
     SPLIT,
     Edit,
@@ -16,6 +15,7 @@ from expert_gui.core.data.people_edits import (
     read_edits,
     undo_last,
 )
+from expert_gui.core.data.loading import load_collection
 from expert_gui.core.store.model_folders import model_fits
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -1,5 +1,5 @@
 """Merging two people, or splitting a spelling off one, by hand, from the collection panel and
-the profile: each edit is a line of the collection's people edits file (core/data/people_edits.py),
+the profile: each edit is a line of the collection's people edits file (core/data/formats/people_edits.py),
 written at once, and the collection is read again in the background, so every panel shows the
 people as edited. A model trained before an edit does not fit the edited people: the app closes
 it and says to train again (AppState.set_collection)."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
-from expert_gui.core.data.people_edits import (
+from expert_gui.core.data.formats.people_edits import (
     MERGE,
     SPLIT,
     Edit,

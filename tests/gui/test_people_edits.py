@@ -10,7 +10,7 @@ from gui_helpers import open_collection, random_model
 from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtWidgets import QInputDialog
 
-from expert_gui.core.data.people_edits import edits_path
+from expert_gui.core.data.formats.people_edits import edits_path
 
 pytestmark = pytest.mark.gui
 

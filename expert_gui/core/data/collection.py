@@ -339,7 +339,7 @@ class CollectionBuilder:
         self._people_where: dict[str, tuple[str, int | None]] = {}
         self._affiliations: dict[str, list[str]] = {}
         self._shared_places: dict[str, str] = {}
-        self.people_edits = None  # the collection's PeopleEdits (people_edits.py), if any
+        self.people_edits = None  # the collection's PeopleEdits (formats/people_edits.py)
         self.spellings: dict[str, list[str]] = {}  # person id -> spellings, from the reader
         self._cut: set[str] = set()  # people whose affiliations were cut, reported once each
         self._text_offsets = array("q", [0])
@@ -587,13 +587,9 @@ class CollectionBuilder:
     def _edited(self, ids: list[str]) -> list[str]:
         """The linked people after the people edits the reader left (a reader that knows how
         each document writes its authors applies them itself): merges, with affiliations."""
-        edits = self.people_edits.take() if self.people_edits is not None else []
-        if not edits:
+        if self.people_edits is None:
             return ids
-        # Imported here: people_edits reads names through formats/, whose readers import this.
-        from expert_gui.core.data.people_edits import apply_edits
-
-        new = apply_edits(edits, self.people_edits.path, ids, self._people, self.report)
+        new = self.people_edits.apply(ids, self._people, self.report)
         for old, pid in zip(ids, new, strict=True):
             if old != pid and old in self._affiliations:
                 gather(self._affiliations.setdefault(pid, []), self._affiliations[old],

@@ -25,6 +25,7 @@ import numpy as np
 
 from expert_gui.core.data.collection import Collection, CollectionBuilder
 from expert_gui.core.data.formats import FORMATS, detect_format, reader
+from expert_gui.core.data.formats.people_edits import PeopleEdits, edits_path, read_edits
 from expert_gui.core.data.formats.presets import TableColumns
 from expert_gui.core.data.formats.reading import LoadProgress, Progress, Stop, file_state
 from expert_gui.core.data.inputs import (
@@ -33,7 +34,6 @@ from expert_gui.core.data.inputs import (
     recording_reads,
     require_regular,
 )
-from expert_gui.core.data.people_edits import PeopleEdits, edits_path, read_edits
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TextSettings, inline_stopwords
 from expert_gui.core.errors import CollectionError, OutputFolderError, write_error

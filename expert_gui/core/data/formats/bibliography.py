@@ -22,7 +22,6 @@ from expert_gui.core.data.formats.duplicates import merge_duplicates
 from expert_gui.core.data.formats.people import AuthorMatcher, People
 from expert_gui.core.data.formats.reading import Progress, own_authors_file
 from expert_gui.core.data.formats.records import Author, Record, TextCleaner
-from expert_gui.core.data.people_edits import apply_edits
 
 _YEAR = re.compile(r"\s*(\d{4})\b")  # a date's year, for the years of a person's work
 
@@ -68,10 +67,9 @@ class Bibliography:
             documents.append((first, text.text, occurrences, authors, date))
         person_ids, names = people.resolve()
         spellings = [people.spelling(k) for k in range(len(person_ids))]
-        edits = self.builder.people_edits.take() if self.builder.people_edits else []
-        if edits:
-            person_ids = apply_edits(edits, self.builder.people_edits.path, person_ids, names,
-                                     self.report, spellings)
+        if self.builder.people_edits is not None:
+            person_ids = self.builder.people_edits.apply(person_ids, names, self.report,
+                                                         spellings)
         self.builder.spellings = _spellings(person_ids, spellings)
         places: dict[str, list[str]] = {}
         for _, _, occurrences, authors, _ in documents:

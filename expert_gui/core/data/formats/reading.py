@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
+from expert_gui.core.data.formats.people_edits import EDITS_FILE
 from expert_gui.core.data.inputs import content_hash, kind_of, open_regular
-from expert_gui.core.data.people_edits import EDITS_FILE
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError, byte_size
 

@@ -1,6 +1,6 @@
 """People merged and spellings split off by hand: a librarian's corrections to who is who,
 kept in a small text file beside the collection and applied on every load, after the names are
-joined (formats/people.py), so that no reader's guess has the last word.
+joined (people.py), so that no reader's guess has the last word.
 
 The file is `people-edits.tsv` inside a collection folder, `<file>.people-edits.tsv` beside a
 collection that is one file. One edit a line, tab-separated, applied in order; `#` starts a
@@ -151,19 +151,20 @@ def spelling_key(spelling: str) -> str:
 
 @dataclass
 class PeopleEdits:
-    """A file's edits, given to the `CollectionBuilder`; the reader that knows the spelling of
-    each author applies them (`take`), else the builder does, with merges only."""
+    """A file's edits, given to the `CollectionBuilder`: the reader that knows how each document
+    writes its authors applies them, else the builder does (merges only)."""
 
     path: Path
     edits: list[Edit]
     taken: bool = False
 
-    def take(self) -> list[Edit]:
-        """The edits, once: whoever applies them takes them."""
+    def apply(self, person_of: Sequence[str], names: dict[str, str], report: LoadReport,
+              spelling_of: Sequence[str | None] | None = None) -> list[str]:
+        """`apply_edits`, once: a later call (the builder's, after a reader's) changes nothing."""
         if self.taken:
-            return []
+            return list(person_of)
         self.taken = True
-        return self.edits
+        return apply_edits(self.edits, self.path, person_of, names, report, spelling_of)
 
 
 def apply_edits(edits: Sequence[Edit], path: str | Path, person_of: Sequence[str],
