@@ -330,13 +330,13 @@ class ProfilePanel(QWidget):
             self.show_person(person)
             return
         near = search_for(model).suggest(text)  # built with the model, in the background
-        if len(near) == 1:
-            self.show_person(model.person_ids[near[0]])
+        if len(near) != 1 and near:  # the names it may be, each a link to their profile
+            links = ", ".join(f'<a href="{html.escape(model.person_ids[i])}">'
+                              f"{html.escape(model.person_names[i])}</a>" for i in near)
+            self.status.setText(f"Nobody is called {html.escape(text)!r}; did you mean {links}?")
             return
-        self.status.setText(f"Nobody is called {html.escape(text)!r}" + (
-            "; did you mean " + ", ".join(
-                f'<a href="{html.escape(model.person_ids[i])}">'
-                f"{html.escape(model.person_names[i])}</a>" for i in near) + "?" if near else "."))
+        # one name it may be; else the ids spelt most like it (a typo), which the profile names
+        self.show_person(model.person_ids[near[0]] if near else text)
 
     def show_person(self, person_id: str) -> None:
         """Profile a person in the background (the first profile of a model also prepares it)."""
