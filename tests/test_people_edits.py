@@ -96,6 +96,12 @@ def test_the_edits_file_in_a_folder_is_not_read_as_a_document(tmp_path):
     assert c.report.format == "exports" and c.n_documents == 6
     assert "tobler" not in c.person_ids
     assert not [p for p in c.report.problems if p.kind == "skipped-file"]
+    # a one-file collection's edits beside it, in a folder opened whole: named, not read
+    add_edit(edits_path(folder / "tobler.bib"), Edit(MERGE, "w-e-tobler", "waldo-r-tobler"))
+    c = load_collection(folder, use_cache=False)  # a file not read is no part of the key
+    assert c.n_documents == 6 and "w-e-tobler" in c.person_ids
+    skipped = [p for p in c.report.problems if p.kind == "skipped-file"]
+    assert len(skipped) == 1 and skipped[0].file.endswith("tobler.bib.people-edits.tsv")
 
 
 def test_undo_removes_the_last_edit_and_keeps_every_other_line(bib):
@@ -168,3 +174,25 @@ def test_a_field_with_a_tab_is_refused_before_anything_is_written(bib):
         add_edit(edits_path(bib), Edit(SPLIT, "W.\tTobler", "waldo-r-tobler"))
     assert not edits_path(bib).exists()
     assert read_edits(edits_path(bib)) == []
+
+
+def test_the_cli_says_a_model_trained_before_a_merge_ranks_the_people_it_knew(bib, tmp_path,
+                                                                               capsys):
+    from rankers_helpers import random_model
+
+    from expert_gui.cli import main
+    from expert_gui.core.store.storage import save_model
+
+    before = load_collection(bib)
+    model = random_model(before)
+    model.collection_source, model.collection_fingerprint = before.source, before.fingerprint
+    save_model(model, tmp_path / "model")
+    add_edit(edits_path(bib), Edit(MERGE, "tobler", "waldo-r-tobler"))
+    assert main(["query", str(tmp_path / "model"), "map projections", "--method",
+                 "model1-d"]) == 0
+    err = capsys.readouterr().err
+    assert "and so have its people (its files or its people edits)" in err
+    assert "train it again" in err
+    assert main(["query", str(tmp_path / "model"), "map projections", "--method", "auto"]) == 2
+    assert "the collection's people changed since the model was trained" in \
+        capsys.readouterr().err

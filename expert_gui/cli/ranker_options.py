@@ -158,5 +158,10 @@ def load_collection_of(model, path: str | None, *, whole: bool = False):
                                               f"(read as a {collection.report.format} "
                                               "collection): not the collection it was trained on",
                                   cli_hint="--collection PATH")
-        print(f"warning: {path} has changed since the model was trained on it", file=sys.stderr)
+        people = "" if sorted(model.person_ids) == sorted(collection.person_ids) else (
+            ", and so have its people (its files or its people edits): the log-linear model "
+            "ranks the people it was trained on, the other methods the people as they are now; "
+            "train it again to rank them alike")
+        print(f"warning: {path} has changed since the model was trained on it{people}",
+              file=sys.stderr)
     return collection if whole else index_for(model, collection)

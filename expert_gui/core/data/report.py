@@ -44,7 +44,7 @@ PROBLEM_KINDS = {
     "repeated-field": "a field given more than once in one record (the values joined)",
     "preamble": "lines before a table's header, such as a copyright notice (not read)",
     "likely-duplicate": "people kept apart who may be one person (shown, not joined)",
-    "people-edited": "people merged or spellings split off by hand (the people edits file)",
+    "people-edited": "people edits file applied: people merged or spellings split off by hand",
     "people-edit-skipped": "a people edit that is malformed or names nobody here (not applied)",
 }
 

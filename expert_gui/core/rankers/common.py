@@ -90,7 +90,10 @@ def member_maps(rankers: Sequence[Ranker]) -> tuple[list[str], list[np.ndarray]]
     maps = []
     for r in rankers:
         if sorted(r.person_ids) != sorted(person_ids):
-            raise QueryError(f"{r.name} ranks different people than {rankers[0].name}")
+            raise QueryError(f"{r.name} ranks different people than {rankers[0].name}: the "
+                             "collection's people changed since the model was trained (its "
+                             "files or its people edits); train it again, or rank with one "
+                             "method")
         maps.append(np.array([index[p] for p in r.person_ids], dtype=np.int64))
     return person_ids, maps
 

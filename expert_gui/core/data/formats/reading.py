@@ -427,7 +427,9 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
             if name.startswith("."):
                 note(path, "hidden file; not read")
                 continue
-            if name == EDITS_FILE and base == folder:  # the app's own, applied as edits
+            if name == EDITS_FILE or name.endswith(f".{EDITS_FILE}"):
+                if name != EDITS_FILE or base != folder:  # the folder's own edits are applied
+                    note(path, "the people edits of the collection beside it; not read")
                 continue
             try:
                 target = outside(root, path)
