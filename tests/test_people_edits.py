@@ -1,5 +1,5 @@
-"""People merged and spellings split off by hand (core/data/formats/people_edits.py): applied on every
-load, undoable, reported, and part of the cache key."""
+"""People merged and spellings split off by hand (core/data/formats/people_edits.py): applied on
+every load, undoable, reported, and part of the cache key."""
 
 import shutil
 from pathlib import Path

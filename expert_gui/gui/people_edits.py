@@ -1,8 +1,8 @@
 """Merging two people, or splitting a spelling off one, by hand, from the collection panel and
-the profile: each edit is a line of the collection's people edits file (core/data/formats/people_edits.py),
-written at once, and the collection is read again in the background, so every panel shows the
-people as edited. A model trained before an edit does not fit the edited people: the app closes
-it and says to train again (AppState.set_collection)."""
+the profile: each edit is a line of the collection's people edits file
+(core/data/formats/people_edits.py), written at once, and the collection is read again in the
+background, so every panel shows the people as edited. A model trained before an edit does not
+fit the edited people: the app closes it and says to train again (AppState.set_collection)."""
 
 from __future__ import annotations
 

@@ -2,9 +2,9 @@
 
 The cache folder is `cache_dir()/collections/<fingerprint>`, the fingerprint a hash of the input
 files (path and a hash of the content; the people edits beside them too), the text settings and
-`LOADER_VERSION`; any change to one of them loads afresh. A cache is checked in full when opened and rebuilt when damaged. The
-last `CACHES_PER_PATH` caches of each path are kept. Raw text is spilled to a file while
-loading, so it is held once.
+`LOADER_VERSION`; any change to one of them loads afresh. A cache is checked in full when opened
+and rebuilt when damaged. The last `CACHES_PER_PATH` caches of each path are kept. Raw text is
+spilled to a file while loading, so it is held once.
 """
 
 from __future__ import annotations

@@ -405,7 +405,7 @@ class CollectionPanel(QWidget):
             self._after_edit = None
         self._show_edit_buttons()
 
-    # -- finding and editing people -----------------------------------------------------------------
+    # -- finding and editing people -------------------------------------------------------------
     def _searchable(self, collection, search: PeopleSearch) -> None:
         if collection is self.state.collection:
             self.search = search

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,7 +145,8 @@ def _write(path: Path, lines: list[str]) -> None:
 
 
 def spelling_key(spelling: str) -> str:
-    """Spellings that differ only in case, accents or spacing are one ("TOBLER, W" = "Tobler, W")."""
+    """Spellings that differ only in case, accents or spacing are one ("TOBLER, W" is
+    "Tobler, W")."""
     return " ".join(fold(spelling).split())
 
 
@@ -176,17 +177,22 @@ def apply_edits(edits: Sequence[Edit], path: str | Path, person_of: Sequence[str
     person's display name, gains the people split off. An edit naming nobody is reported, and
     what was applied is reported once ("2 people merged by hand, ...")."""
     person = list(person_of)
+    members: dict[str, list[int]] = {}  # each person's occurrences: an edit touches only theirs
+    for i, p in enumerate(person):
+        members.setdefault(p, []).append(i)
     merged = split = 0
     for edit in edits:
-        present = set(person)
         if edit.kind == MERGE:
-            missing = [p for p in (edit.subject, edit.person) if p not in present]
+            missing = [p for p in (edit.subject, edit.person) if p not in members]
             if missing or edit.subject == edit.person:
                 _skip(report, path, edit, ("names no person of this collection: "
                                            + ", ".join(f"«{p}»" for p in missing)) if missing
                       else "merges a person into themself")
                 continue
-            person = [edit.person if p == edit.subject else p for p in person]
+            moved = members.pop(edit.subject)
+            for i in moved:
+                person[i] = edit.person
+            members[edit.person] += moved
             merged += 1
             continue
         if spelling_of is None:
@@ -194,18 +200,22 @@ def apply_edits(edits: Sequence[Edit], path: str | Path, person_of: Sequence[str
                                       "document writes them: no spelling to split off")
             continue
         key = spelling_key(edit.subject)
-        hits = [i for i, (p, s) in enumerate(zip(person, spelling_of, strict=True))
-                if p == edit.person and s is not None and spelling_key(s) == key]
-        if edit.person not in present or not hits:
-            _skip(report, path, edit, f"«{edit.person}» is no person of this collection"
-                  if edit.person not in present else
-                  f"no document writes «{edit.person}» as «{edit.subject}»")
+        own = members.get(edit.person, [])
+        hits = [i for i in own
+                if spelling_of[i] is not None and spelling_key(spelling_of[i]) == key]
+        if not hits:
+            _skip(report, path, edit, f"no document writes «{edit.person}» as «{edit.subject}»"
+                  if own else f"«{edit.person}» is no person of this collection")
             continue
-        if len(hits) == person.count(edit.person):
+        if len(hits) == len(own):
             _skip(report, path, edit, f"every document writes «{edit.person}» so: nothing "
                                       "is left to split it from")
             continue
-        new = _unused_id(id_of_display(edit.subject) or "person", present | set(names))
+        new = _unused_id(id_of_display(edit.subject) or "person",
+                         lambda p: p in members or p in names)
+        taken = set(hits)
+        members[edit.person] = [i for i in own if i not in taken]
+        members[new] = hits
         for i in hits:
             person[i] = new
         names[new] = edit.subject
@@ -221,10 +231,10 @@ def _skip(report: LoadReport, path: str | Path, edit: Edit, why: str) -> None:
     report.add("people-edit-skipped", path, edit.line, f"{edit.text()}: {why}; not applied")
 
 
-def _unused_id(base: str, taken: set[str]) -> str:
+def _unused_id(base: str, taken: Callable[[str], bool]) -> str:
     """`base`, else `base-2`, `base-3`, ...: the first not taken."""
     pid, n = base, 1
-    while pid in taken:
+    while taken(pid):
         n += 1
         pid = f"{base}-{n}"
     return pid
