@@ -375,7 +375,9 @@ class CollectionPanel(QWidget):
         lines = [report.summary()]
         if report.problems:
             lines.append("")
-            lines += [str(p) for p in report.problems[:MAX_LISTED_PROBLEMS]]
+            # the user's own people edits first: past the listed problems they would be hidden
+            problems = sorted(report.problems, key=lambda p: not p.kind.startswith("people-edit"))
+            lines += [str(p) for p in problems[:MAX_LISTED_PROBLEMS]]
             if len(report.problems) > MAX_LISTED_PROBLEMS:
                 lines.append(f"… and {len(report.problems) - MAX_LISTED_PROBLEMS:,} more")
         else:
