@@ -16,6 +16,7 @@ from expert_gui.core.data.formats.people_edits import (
     undo_last,
 )
 from expert_gui.core.data.loading import load_collection
+from expert_gui.core.errors import CollectionError
 from expert_gui.core.store.model_folders import model_fits
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -196,3 +197,15 @@ def test_the_cli_says_a_model_trained_before_a_merge_ranks_the_people_it_knew(bi
     assert main(["query", str(tmp_path / "model"), "map projections", "--method", "auto"]) == 2
     assert "the collection's people changed since the model was trained" in \
         capsys.readouterr().err
+
+
+def test_an_edits_file_that_is_not_text_is_reported_and_the_collection_opens(bib):
+    edits_path(bib).write_bytes(b"merge\ttobler\twaldo-r-tobler\nmerge\tw-e-tobler\tT\xf6bler\n")
+    c = load_collection(bib)
+    assert "tobler" in c.person_ids  # nothing of it applied, nothing lost
+    skipped = [p for p in c.report.problems if p.kind == "people-edit-skipped"]
+    assert [(p.file, p.line) for p in skipped] == [(str(edits_path(bib)), 2)]
+    assert "not UTF-8 (byte 0xf6); save it as UTF-8" in skipped[0].message
+    with pytest.raises(CollectionError, match="not UTF-8"):  # an edit is not written over it
+        add_edit(edits_path(bib), Edit(MERGE, "tobler", "waldo-r-tobler"))
+    assert edits_path(bib).read_bytes().endswith(b"T\xf6bler\n")

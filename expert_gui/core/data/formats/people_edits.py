@@ -66,10 +66,20 @@ def edits_path(collection: str | Path) -> Path:
 
 def read_edits(path: str | Path, report: LoadReport | None = None) -> list[Edit]:
     """The edits of a file (none when there is no file); each malformed line is reported in
-    `report` with its file and line, and left out."""
+    `report` with its file and line, and left out, and so is a file that cannot be read as
+    text (then no edit is applied: the collection still opens). Without `report`, such a file
+    raises CollectionError."""
     path = Path(path)
     edits = []
-    for number, raw in enumerate(_lines(path), start=1):
+    try:
+        lines = _lines(path)
+    except CollectionError as exc:
+        if report is None:
+            raise
+        report.add("people-edit-skipped", path, exc.line, f"{exc.message}; no edit of this "
+                                                          "file is applied")
+        return []
+    for number, raw in enumerate(lines, start=1):
         edit = _parse(raw, number)
         if edit is not None:
             edits.append(edit)
@@ -115,10 +125,13 @@ def undo_last(path: str | Path) -> Edit | None:
 def _lines(path: Path) -> list[str]:
     if not path.exists():
         return []
+    data = read_regular(path, CollectionError)
     try:
-        return read_regular(path, CollectionError).decode("utf-8-sig").splitlines()
+        return data.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
-        raise CollectionError(path, None, f"cannot read as UTF-8: {exc}") from exc
+        raise CollectionError(path, data[:exc.start].count(b"\n") + 1,
+                              f"not UTF-8 (byte 0x{data[exc.start]:02x}); save it as UTF-8"
+                              ) from exc
 
 
 def _parse(raw: str, number: int) -> Edit | None:
