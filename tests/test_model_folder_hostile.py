@@ -1,7 +1,8 @@
 """A model folder from someone else, or shared with another process (issue 43 items 3, 4, 10
 and 13): links planted at the names a save writes are never followed, a rename that fails at
 two saves keeps a model that opens, a tensor file is checked against the manifest before it is
-read, two runs never take one folder, and a load that meets a save reads it again."""
+read, two runs never take one folder, and a load that meets a save reads it again; nor is any
+file of an experiment's folder written through a link."""
 
 import errno
 import os
@@ -16,6 +17,8 @@ from test_model import tiny_model
 from test_storage import checkpoint_meta
 
 from expert_gui.core.errors import ModelFileError, OutputFolderError
+from expert_gui.core.evaluation.figures import window_sweep_figure
+from expert_gui.core.evaluation.tables import Table, write_table
 from expert_gui.core.store import storage
 from expert_gui.core.store.outputs import MARKER, new_folder, replacing
 from expert_gui.core.store.storage import load_model, save_checkpoint, save_model
@@ -145,3 +148,20 @@ def test_a_damaged_folder_is_still_refused_at_once(tmp_path, monkeypatch):
     monkeypatch.setattr(storage.time, "sleep", lambda s: pytest.fail("waited for nothing"))
     with pytest.raises(ModelFileError):
         load_model(folder)
+
+
+def test_an_experiments_files_are_never_written_through_links(tmp_path):
+    # issue 43 item 3, the class: an experiment's folder from someone else, links at the names
+    # of its tables and figures
+    outside = tmp_path / "users-file"
+    outside.write_bytes(b"kept")
+    names = ["table.md", "table.csv", "table.tex", "figure.png", "figure.svg"]
+    for name in names:
+        (tmp_path / name).symlink_to(outside)
+    table = Table("T", "lm", ("lm",), ("AP",), {"lm": {"AP": 0.5}}, {}, {"lm": {"AP": 0.1}})
+    write_table(table, tmp_path, "table")
+    window_sweep_figure({1: {"AP": 0.1, "RR": 0.2}, 2: {"AP": 0.3, "RR": 0.4}}, tmp_path,
+                        "figure")
+    assert outside.read_bytes() == b"kept"
+    assert not any((tmp_path / name).is_symlink() for name in names)
+    assert (tmp_path / "figure.png").read_bytes().startswith(b"\x89PNG")

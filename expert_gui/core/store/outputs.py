@@ -141,16 +141,19 @@ def check_output_file(path: str | Path) -> None:
 
 
 @contextmanager
-def replacing(path: str | Path, mode: str = "w", size: int = 0) -> Iterator[IO]:
-    """A file open for writing (`mode` "w": text in UTF-8, or "wb") whose content replaces
-    `path` once it is complete and synced: a crash or a full disk midway leaves the file before
-    as it was. A failed write raises OutputFolderError; `size`, the bytes the file will hold
-    when known, is named as the space needed."""
+def replacing(path: str | Path, mode: str = "w", size: int = 0,
+              errors: str = "strict") -> Iterator[IO]:
+    """A file open for writing (`mode` "w": text in UTF-8, `errors` as open's, or "wb") whose
+    content replaces `path` once it is complete and synced: a crash or a full disk midway
+    leaves the file before as it was, and a link at `path` is replaced, never written through.
+    A failed write raises OutputFolderError; `size`, the bytes the file will hold when known,
+    is named as the space needed. Every file the program writes in an output folder is
+    written here."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with create_new(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8",
-                                                               "newline": ""})) as f:
+        with create_new(tmp, mode, **({} if "b" in mode else {
+                "encoding": "utf-8", "newline": "", "errors": errors})) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
