@@ -87,6 +87,14 @@ def make_git_gitdir(data: Path) -> Path:
     return folder
 
 
+def make_git_include(data: Path) -> Path:
+    """A repository whose config includes /dev/zero: git reads it without end."""
+    repo = _repo(data / "git-include", ["ring: first buffer"])
+    with open(repo / ".git" / "config", "a", encoding="utf-8") as f:
+        f.write("[include]\n\tpath = /dev/zero\n")
+    return repo
+
+
 def make_model(data: Path) -> Path:
     from hostile_inputs import make_model  # that module imports this one
 
@@ -201,6 +209,8 @@ CASES = {
                         ["stats", "--no-cache", "{input}", "--watch"]),
     "git-gitdir-file": ("43.2", "git: only a .git file naming another repository",
                         make_git_gitdir, ["stats", "--no-cache", "{input}"]),
+    "git-include-zero": ("43.1", "git: .git/config includes /dev/zero", make_git_include,
+                         ["stats", "--no-cache", "{input}"]),
     "model-tmp-links": ("43.3", "model folder: links at manifest.json.tmp, .new",
                         make_model_links,
                         ["train", str(DEMO), "--out", "{input}", *TRAIN, "--watch"]),

@@ -162,3 +162,22 @@ def test_a_folder_inside_a_repository_is_not_read_as_it(repo):
     assert not looks_like(sub)
     with pytest.raises(CollectionError, match="no .git in the folder"):
         load_collection(sub, format="git", use_cache=False)
+
+
+@pytest.mark.parametrize("how", ["include", "includeIf", "fifo"])
+def test_a_repository_git_would_block_on_or_read_from_elsewhere_is_refused(repo, tmp_path, how):
+    # git reads an included file (any file: a FIFO blocks it, /dev/zero never ends) before
+    # any setting of its command line, and blocks on a FIFO in its own folder
+    if how == "fifo":
+        (repo / ".git" / "HEAD").unlink()
+        os.mkfifo(repo / ".git" / "HEAD")
+        match = "found a FIFO"
+    else:
+        outside = tmp_path / "outside.config"
+        outside.write_text("[[[ not a config\n")
+        section = "[include]" if how == "include" else '[includeIf "gitdir:/"]'
+        with open(repo / ".git" / "config", "a", encoding="utf-8") as f:
+            f.write(f"{section}\n\tpath = {outside}\n")
+        match = "includes other files"
+    with pytest.raises(CollectionError, match=match):
+        load_collection(repo, use_cache=False)

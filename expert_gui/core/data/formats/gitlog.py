@@ -16,13 +16,16 @@ read: a `.git` file or link naming another repository is refused, never followed
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
 
 from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.formats.reading import Progress, file_state
+from expert_gui.core.data.inputs import kind_of
 from expert_gui.core.data.text import TOKEN_RE
 from expert_gui.core.errors import CollectionError
 
@@ -41,6 +44,12 @@ _ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_NO_LAZ
         "GIT_TERMINAL_PROMPT": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
 # The first line of a `.git` file, `gitdir: PATH`, is all git reads of it.
 _GITFILE_LIMIT = 4096
+# A `commondir` or `alternates` file names a folder or a few; a repository's config is a few
+# KiB (a thousand remote branches: about 100 KiB). Longer ones are refused, not read.
+_LISTED_LIMIT = 1 << 16
+_CONFIG_LIMIT = 16 << 20
+# A section header [include], [includeIf "..."] or [include.sub] (case-insensitive).
+_INCLUDE = re.compile(r"\s*\[\s*include", re.IGNORECASE)
 
 
 def looks_like(path: Path) -> bool:
@@ -55,7 +64,9 @@ def _git_dir(path: Path) -> tuple[Path, bool]:
 
     Refused when it lies outside `path`: a `.git` file (`gitdir: ...`) or link naming another
     repository, a worktree's `commondir`, objects borrowed through `alternates`, or any link in
-    the git folder, would read commits, authors or files from outside the collection.
+    the git folder, would read commits, authors or files from outside the collection; and when
+    git could block or read without end (a FIFO or a device in it, a config that includes
+    other files).
     """
     root = _resolve(path, path)
     dot = path / ".git"
@@ -71,18 +82,57 @@ def _git_dir(path: Path) -> tuple[Path, bool]:
         git_dir, worktree = root, False
     else:
         raise CollectionError(path, None, "expected a git repository: no .git in the folder")
+    folders = [git_dir]
     for name in ("commondir", "objects/info/alternates"):
         listed = git_dir / name
         if listed.is_file():
-            for n, line in enumerate(listed.read_text("utf-8", "replace").splitlines(), 1):
+            for n, line in enumerate(_head(listed, _LISTED_LIMIT).splitlines(), 1):
                 if line.strip() and not line.startswith("#"):
-                    _inside(git_dir / ("objects" if "alternates" in name else "") / line.strip(),
-                            root, listed, n)
-    for folder, dirs, files in os.walk(git_dir):
-        for name in dirs + files:
-            if os.path.islink(os.path.join(folder, name)):
-                _inside(Path(folder, name), root, Path(folder, name))
+                    where = git_dir / ("objects" if "alternates" in name else "") / line.strip()
+                    folders.append(_inside(where, root, listed, n))
+    for folder in folders:
+        _only_files_inside(folder, root)
+        for name in ("config", "config.worktree"):
+            _no_includes(folder / name)
     return git_dir, worktree
+
+
+def _head(path: Path, limit: int) -> str:
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise CollectionError(path, None, f"more than {limit:,} bytes; git's own files of this "
+                                          "name are a few lines")
+    return data.decode("utf-8", "replace")
+
+
+def _only_files_inside(folder: Path, root: Path) -> None:
+    """Files, folders and links within `root` only: git would block forever on a FIFO in its
+    folder (a ref, HEAD, its config) and read a device such as /dev/zero without end."""
+    for parent, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            path = Path(parent, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except FileNotFoundError:  # removed since it was listed (git gc)
+                continue
+            if stat.S_ISLNK(mode):
+                mode = os.stat(_inside(path, root, path)).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise CollectionError(path, None, f"expected the files of a git repository; "
+                                                  f"found {kind_of(mode)}")
+
+
+def _no_includes(config: Path) -> None:
+    """Refuse a configuration that includes other files: git reads them before any setting of
+    the command line, wherever they are (another user's, a FIFO, /dev/zero)."""
+    if not config.is_file():
+        return
+    for n, line in enumerate(_head(config, _CONFIG_LIMIT).splitlines(), 1):
+        if _INCLUDE.match(line):
+            raise CollectionError(config, n, f"includes other files ({line.strip()}); "
+                                             "expert-gui reads a repository under a "
+                                             "configuration of its own: remove the include")
 
 
 def _resolve(path: Path, where: Path, line: int | None = None) -> Path:
