@@ -205,8 +205,11 @@ def _settle(folder: Path) -> None:
         else:
             new.unlink()
     except OSError as exc:
-        kept = (f"the model before is unchanged, its tensors in {new.name}, which could not "
-                f"be renamed {MODEL_FILE}") if matches else "the model before is unchanged"
+        kept = "nothing was written"
+        if (folder / MANIFEST_FILE).exists():
+            kept = "the model before is unchanged" + (
+                f", its tensors in {new.name}, which could not be renamed {MODEL_FILE}"
+                if matches else "")
         raise write_error(folder, exc, kept=kept) from exc
 
 

@@ -82,6 +82,7 @@ def _git_dir(path: Path) -> tuple[Path, bool]:
         git_dir, worktree = root, False
     else:
         raise CollectionError(path, None, "expected a git repository: no .git in the folder")
+    _only_files_inside(git_dir, root)  # before a file of it is read
     folders = [git_dir]
     for name in ("commondir", "objects/info/alternates"):
         listed = git_dir / name
@@ -90,8 +91,8 @@ def _git_dir(path: Path) -> tuple[Path, bool]:
                 if line.strip() and not line.startswith("#"):
                     where = git_dir / ("objects" if "alternates" in name else "") / line.strip()
                     folders.append(_inside(where, root, listed, n))
+                    _only_files_inside(folders[-1], root)
     for folder in folders:
-        _only_files_inside(folder, root)
         for name in ("config", "config.worktree"):
             _no_includes(folder / name)
     return git_dir, worktree
