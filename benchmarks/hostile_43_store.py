@@ -88,10 +88,12 @@ def make_git_gitdir(data: Path) -> Path:
 
 
 def make_git_include(data: Path) -> Path:
-    """A repository whose config includes /dev/zero: git reads it without end."""
+    """A repository whose config includes a FIFO outside it: git blocks on it for ever."""
     repo = _repo(data / "git-include", ["ring: first buffer"])
+    fifo = data / "git-include-fifo"
+    os.mkfifo(fifo)
     with open(repo / ".git" / "config", "a", encoding="utf-8") as f:
-        f.write("[include]\n\tpath = /dev/zero\n")
+        f.write(f"[include]\n\tpath = {fifo}\n")
     return repo
 
 
@@ -209,7 +211,7 @@ CASES = {
                         ["stats", "--no-cache", "{input}", "--watch"]),
     "git-gitdir-file": ("43.2", "git: only a .git file naming another repository",
                         make_git_gitdir, ["stats", "--no-cache", "{input}"]),
-    "git-include-zero": ("43.1", "git: .git/config includes /dev/zero", make_git_include,
+    "git-include-fifo": ("43.1", "git: .git/config includes a FIFO", make_git_include,
                          ["stats", "--no-cache", "{input}"]),
     "model-tmp-links": ("43.3", "model folder: links at manifest.json.tmp, .new",
                         make_model_links,
