@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 
+from expert_gui.core.data.formats.gitlog import looks_like
 from expert_gui.core.data.loading import load_collection
 from expert_gui.core.errors import CollectionError
 
@@ -91,3 +92,92 @@ def test_repository_without_commits(tmp_path):
     git(tmp_path, "init", "-q")
     with pytest.raises(CollectionError, match="git repository"):
         load_collection(tmp_path, use_cache=False)
+
+
+# -- issue 43 items 1 and 2: a repository someone prepared ---------------------------------------
+def lazy_fetching(repo, **config):
+    """Make `repo` a partial clone whose first commit must be fetched from its promisor remote,
+    with `config` set in its own .git/config (what a prepared repository carries)."""
+    first = git(repo, "rev-list", "--max-parents=0", "HEAD").decode().split()[0]
+    (repo / ".git" / "objects" / first[:2] / first[2:]).unlink()
+    settings = {"core.repositoryformatversion": "1", "extensions.partialClone": "origin",
+                "remote.origin.promisor": "true", **config}
+    for key, value in settings.items():
+        git(repo, "config", key, value)
+
+
+@pytest.mark.parametrize("remote", ["ssh", "upload-pack"])
+def test_a_prepared_repository_runs_no_command(repo, tmp_path, remote):
+    # issue 43 item 1: core.sshCommand ran when git fetched a missing object for `git log`
+    marker = tmp_path / "marker"
+    command = f"touch {marker}; false"
+    url = {"ssh": "ssh://example.invalid/x", "upload-pack": str(tmp_path)}[remote]
+    lazy_fetching(repo, **{"remote.origin.url": url, "core.sshCommand": command,
+                                     "remote.origin.uploadpack": command,
+                                     "core.fsmonitor": command})
+    with pytest.raises(CollectionError, match="git repository with commits"):
+        load_collection(repo, use_cache=False)
+    assert not marker.exists()
+
+
+def test_a_mailmap_outside_the_folder_is_not_read(repo, tmp_path):
+    outside = tmp_path / "elsewhere.mailmap"
+    outside.write_text("Someone Outside <x@y> <bob@example.org>\n", encoding="utf-8")
+    git(repo, "config", "mailmap.file", str(outside))
+    c = load_collection(repo, use_cache=False)
+    assert c.person_names == ["Ann Example", "Bob Builder"]
+
+
+@pytest.mark.parametrize("how", ["gitdir file", "link", "alternates", "environment"])
+def test_another_repository_is_never_read_for_this_folder(repo, tmp_path, monkeypatch, how):
+    # issue 43 item 2: a folder holding only `.git` (a file naming another repository, or a
+    # link to one) was read as that repository
+    folder = tmp_path / "collection"
+    folder.mkdir()
+    if how == "gitdir file":
+        (folder / ".git").write_text(f"gitdir: {repo / '.git'}\n", encoding="utf-8")
+    elif how == "link":
+        (folder / ".git").symlink_to(repo / ".git")
+    elif how == "alternates":
+        git(folder, "init", "-q")
+        (folder / ".git" / "objects" / "info" / "alternates").write_text(
+            str(repo / ".git" / "objects") + "\n", encoding="utf-8")
+        head = git(repo, "rev-parse", "HEAD").decode().strip()
+        (folder / ".git" / "refs" / "heads" / "master").write_text(head + "\n")
+        git(folder, "symbolic-ref", "HEAD", "refs/heads/master")
+    else:  # the user's GIT_DIR must not make this folder's repository another one
+        git(folder, "init", "-q")
+        commit(folder, "mine.c", "net: my own commit", ("Cy Coder", "cy@example.org"))
+        monkeypatch.setenv("GIT_DIR", str(repo / ".git"))
+        c = load_collection(folder, use_cache=False)
+        assert c.person_ids == ["cy-coder"] and c.n_documents == 1
+        return
+    with pytest.raises(CollectionError, match="outside the folder read"):
+        load_collection(folder, format="git", use_cache=False)
+
+
+def test_a_folder_inside_a_repository_is_not_read_as_it(repo):
+    sub = repo / "docs"
+    sub.mkdir()
+    assert not looks_like(sub)
+    with pytest.raises(CollectionError, match="no .git in the folder"):
+        load_collection(sub, format="git", use_cache=False)
+
+
+@pytest.mark.parametrize("how", ["include", "includeIf", "fifo"])
+def test_a_repository_git_would_block_on_or_read_from_elsewhere_is_refused(repo, tmp_path, how):
+    # git reads an included file (any file: a FIFO blocks it, /dev/zero never ends) before
+    # any setting of its command line, and blocks on a FIFO in its own folder
+    if how == "fifo":
+        (repo / ".git" / "HEAD").unlink()
+        os.mkfifo(repo / ".git" / "HEAD")
+        match = "found a FIFO"
+    else:
+        outside = tmp_path / "outside.config"
+        outside.write_text("[[[ not a config\n")
+        section = "[include]" if how == "include" else '[includeIf "gitdir:/"]'
+        with open(repo / ".git" / "config", "a", encoding="utf-8") as f:
+            f.write(f"{section}\n\tpath = {outside}\n")
+        match = "includes other files"
+    with pytest.raises(CollectionError, match=match):
+        load_collection(repo, use_cache=False)

@@ -167,3 +167,25 @@ def test_status_follows_pause_resume_and_stop(qtbot, window):
     assert (panel.speed_label.text(), panel.eta_label.text(), panel.memory_label.text()) == \
         ("–", "–", "–")
     assert panel.step_label.text() != "–"  # how far it got stays
+
+
+def test_a_run_started_in_the_same_second_as_another_takes_its_own_folder(qtbot, window,
+                                                                          monkeypatch):
+    # issue 43 item 13: two windows pressing Train in the same second picked one folder (named
+    # to the second), and the second run was refused with no way to choose another
+    from expert_gui.gui.panels.training import panel as panel_module
+
+    open_collection(qtbot, window)
+    set_training(window, epochs=1)
+    panel = window.training_panel
+    monkeypatch.setattr(panel_module.time, "strftime", lambda fmt, *args: "20260101-120000")
+    panel.start_training()  # the other window's run, this second
+    first = panel._model_folder
+    qtbot.waitUntil(lambda: window.state.model is not None and panel.run_settled(),
+                    timeout=120_000)
+    panel.start_training()
+    second = panel._model_folder
+    qtbot.waitUntil(lambda: panel.run_settled(), timeout=120_000)
+    assert first.parent == second.parent == models_dir()
+    assert second.name == first.name + "-2"
+    assert read_model_folder(first) is not None and read_model_folder(second) is not None

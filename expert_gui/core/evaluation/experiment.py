@@ -66,7 +66,7 @@ from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import METHODS
-from expert_gui.core.store.outputs import claim_output_folder
+from expert_gui.core.store.outputs import claim_output_folder, replacing
 from expert_gui.core.store.storage import load_model, save_model
 from expert_gui.core.train.settings import TrainSettings
 
@@ -376,7 +376,7 @@ def _tables_and_analyses(result: ExperimentResult, rankings, queries) -> None:
 
 def _write_per_topic(path: Path, per_topic: dict[str, PerTopic], rankings, queries) -> Path:
     """One row per (topic, method): every measure, the entropy (log-linear) and the known words."""
-    with path.open("w", newline="", encoding="utf-8") as f:
+    with replacing(path) as f:
         writer = csv.writer(f)
         writer.writerow(["topic_id", "method", *ALL_MEASURES, "entropy", "known_words",
                          "query"])
@@ -392,7 +392,7 @@ def _write_per_topic(path: Path, per_topic: dict[str, PerTopic], rankings, queri
 
 def _write_curve(out: Path, stem: str, key: str, curve: Curve) -> list[Path]:
     path = out / f"{stem}.csv"
-    with path.open("w", newline="", encoding="utf-8") as f:
+    with replacing(path) as f:
         writer = csv.writer(f)
         writer.writerow([key, *MEASURES])
         for x in sorted(curve):

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from expert_gui.core.evaluation.analysis import APDifference, EntropyFit
 from expert_gui.core.evaluation.significance import mark
+from expert_gui.core.store.outputs import replacing
 
 DPI = 150
 
@@ -19,8 +20,10 @@ DPI = 150
 def _save(fig: Figure, out_dir: str | Path, stem: str) -> list[Path]:
     fig.tight_layout()
     paths = [Path(out_dir) / f"{stem}.png", Path(out_dir) / f"{stem}.svg"]
-    fig.savefig(paths[0], dpi=DPI)
-    fig.savefig(paths[1])
+    with replacing(paths[0], "wb") as f:
+        fig.savefig(f, format="png", dpi=DPI)
+    with replacing(paths[1], "wb") as f:
+        fig.savefig(f, format="svg")
     return paths
 
 

@@ -14,6 +14,7 @@ from expert_gui.core.evaluation.measures import LABELS, MEASURES
 from expert_gui.core.evaluation.results import ExperimentResult
 from expert_gui.core.evaluation.significance import mark
 from expert_gui.core.evaluation.tables import DIGITS, label, to_markdown
+from expert_gui.core.store.outputs import replacing
 
 
 def versions() -> dict[str, str]:
@@ -32,16 +33,17 @@ def versions() -> dict[str, str]:
 def write_report(result: ExperimentResult) -> list[Path]:
     out = result.out_dir
     settings_path = out / "settings.json"
-    settings_path.write_text(json.dumps({
-        "sources": result.sources, "settings": result.settings.to_dict(),
-        "model": _model_path(result),
-        "versions": versions(), "wall_times_s": result.wall_times,
-        "completed": result.completed}, indent=2), encoding="utf-8")
+    with replacing(settings_path) as f:
+        f.write(json.dumps({
+            "sources": result.sources, "settings": result.settings.to_dict(),
+            "model": _model_path(result),
+            "versions": versions(), "wall_times_s": result.wall_times,
+            "completed": result.completed}, indent=2))
     path = out / "report.md"
     # a path's bytes that are not UTF-8 (a Latin-1 folder name) are written as the CLI prints
     # them, \udce9, not refused at the end of the experiment
-    path.write_text("\n".join(_report_lines(result)) + "\n", encoding="utf-8",
-                    errors="backslashreplace")
+    with replacing(path, errors="backslashreplace") as f:
+        f.write("\n".join(_report_lines(result)) + "\n")
     return [path, settings_path]
 
 

@@ -28,6 +28,7 @@ from expert_gui.core.evaluation.significance import (
     mark,
 )
 from expert_gui.core.rankers.names import METHOD_LABELS
+from expert_gui.core.store.outputs import replacing
 
 TABLE2_METHODS = ("lsi", "tfidf", "model1-d", "model1-d-doc", "model1-jm", "model2-d",
                   "model2-jm", "loglinear", "auto")
@@ -155,6 +156,7 @@ def write_table(table: Table, out_dir: str | Path, stem: str) -> list[Path]:
     paths = []
     for suffix, render in ((".md", to_markdown), (".csv", to_csv), (".tex", to_latex)):
         path = out_dir / f"{stem}{suffix}"
-        path.write_text(render(table), encoding="utf-8")
+        with replacing(path) as f:
+            f.write(render(table))
         paths.append(path)
     return paths

@@ -6,6 +6,10 @@ version wrote (before markers) is recognised by its content and marked. Anything
 refused with a message, so a user's files are never overwritten, and `remove_own` deletes a
 folder only when everything in it is what the program writes there. `locked` holds a folder
 against a second writer (an OS file lock, released when the process dies, even by kill -9).
+
+A folder may come from someone else, with a link planted at a name the program writes (say
+`manifest.json.tmp` pointing at a file of the user's): every file is written through
+`create_new`, which never opens a link, so nothing outside the folder is ever written.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from filelock import FileLock, Timeout
 
@@ -24,6 +28,13 @@ from expert_gui.core.paths import unwritable
 
 MARKER = ".expert-gui"
 LOCK = ".expert-gui.lock"
+# A new file, never through a link: O_EXCL refuses any entry already there, a dangling link
+# included, and O_NOFOLLOW says so where the platform has it.
+_CREATE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+           | getattr(os, "O_BINARY", 0))
+# `new_folder` names a folder stem, stem-2, ... stem-N: more instances than this starting in
+# the same second is no plausible use, and the bound keeps a folder full of them from looping.
+MAX_SAME_NAME = 1000
 # What a folder's layout may hold: a file name -> None, a sub-folder's name -> its own layout.
 Layout = Mapping[str, "Layout | None"]
 
@@ -40,12 +51,42 @@ def claim_output_folder(folder: str | Path, kind: str,
         marker = folder / MARKER
         if not marker.exists():
             tmp = folder / (MARKER + ".tmp")
-            tmp.write_text(json.dumps({"written_by": "expert-gui", "kind": kind}) + "\n",
-                           encoding="utf-8")
+            with create_new(tmp, "w", encoding="utf-8") as f:
+                f.write(json.dumps({"written_by": "expert-gui", "kind": kind}) + "\n")
             os.replace(tmp, marker)
     except OSError as exc:
         raise write_error(folder, exc) from exc
     return folder
+
+
+def new_folder(parent: str | Path, stem: str) -> Path:
+    """A folder created for one run: `parent/stem`, or `stem-2`, `stem-3`, ... when another
+    run (this app in another window, the same second) took that name first. Creating it is the
+    choice, so two runs never pick the same folder."""
+    parent = Path(parent).expanduser()
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        for n in range(1, MAX_SAME_NAME + 1):
+            folder = parent / (stem if n == 1 else f"{stem}-{n}")
+            try:
+                folder.mkdir()
+                return folder
+            except FileExistsError:
+                continue
+    except OSError as exc:
+        raise write_error(parent, exc) from exc
+    raise OutputFolderError(parent / stem, f"{MAX_SAME_NAME:,} folders of this name exist "
+                                           "already; move some away or choose another name")
+
+
+def create_new(path: str | Path, mode: str = "wb", **text: Any) -> IO:
+    """`path` opened for writing as a new file (`text`: open's encoding and newline), after
+    removing what was there: a stale temporary file of a save cut short, or a link someone
+    planted (the link itself, never what it points to). A link put back in between makes the
+    open fail (FileExistsError) rather than follow it."""
+    with suppress(FileNotFoundError):
+        os.unlink(path)
+    return os.fdopen(os.open(path, _CREATE, 0o666), mode, **text)
 
 
 def check_output_folder(folder: str | Path,
@@ -100,15 +141,19 @@ def check_output_file(path: str | Path) -> None:
 
 
 @contextmanager
-def replacing(path: str | Path, mode: str = "w", size: int = 0) -> Iterator[IO]:
-    """A file open for writing (`mode` "w": text in UTF-8, or "wb") whose content replaces
-    `path` once it is complete and synced: a crash or a full disk midway leaves the file before
-    as it was. A failed write raises OutputFolderError; `size`, the bytes the file will hold
-    when known, is named as the space needed."""
+def replacing(path: str | Path, mode: str = "w", size: int = 0,
+              errors: str = "strict") -> Iterator[IO]:
+    """A file open for writing (`mode` "w": text in UTF-8, `errors` as open's, or "wb") whose
+    content replaces `path` once it is complete and synced: a crash or a full disk midway
+    leaves the file before as it was, and a link at `path` is replaced, never written through.
+    A failed write raises OutputFolderError; `size`, the bytes the file will hold when known,
+    is named as the space needed. Every file the program writes in an output folder is
+    written here."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
+        with create_new(tmp, mode, **({} if "b" in mode else {
+                "encoding": "utf-8", "newline": "", "errors": errors})) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())

@@ -25,15 +25,16 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from contextlib import suppress
 from pathlib import Path
 
 import numpy as np
 
 from expert_gui.core import schema
-from expert_gui.core.data.inputs import read_regular
+from expert_gui.core.data.inputs import open_regular, read_regular
 from expert_gui.core.data.text import TextSettings, Vocabulary, inline_stopwords
-from expert_gui.core.errors import ModelFileError, OutputFolderError, write_error
+from expert_gui.core.errors import ModelFileError, OutputFolderError, byte_size, write_error
 from expert_gui.core.model.loglinear import LogLinearModel
 from expert_gui.core.store.manifest import (
     CHECKPOINT_KEYS,
@@ -47,6 +48,7 @@ from expert_gui.core.store.outputs import (
     MARKER,
     check_output_folder,
     claim_output_folder,
+    create_new,
     fsync_folder,
     owned_by_layout,
     remove_own,
@@ -68,6 +70,17 @@ _TENSORS = ("word_embeddings", "candidate_weights", "candidate_bias")
 # Trained weights stay far below this (L2-regularised, they are under 100); above it their
 # squares and products, taken in float32 for the nearest words, would overflow to inf.
 MAX_ABS_WEIGHT = 1e6
+# The widest embedding training allows (train/settings.py takes its bound from here): with the
+# manifest's words and people it bounds the size of a model's tensor file.
+MAX_DIM = 8192
+# A tensor file opens with its header, JSON naming each tensor's type, shape and offsets: a few
+# hundred bytes for a model, a few thousand for a checkpoint. One past this was not written by
+# the program, and is refused before it is read.
+MAX_TENSOR_HEADER = 1 << 16
+# A save in another process swaps the manifest and renames the tensors within milliseconds; a
+# load that fails while the folder changed under it read half of each, and reads it again, up
+# to this many times this many seconds apart, before it refuses (it refused 125 in 1,640).
+LOAD_TRIES, LOAD_RETRY_WAIT = 10, 0.05
 
 # What the program writes in a model folder; anything else there is the user's and is never
 # deleted or overwritten.
@@ -147,15 +160,15 @@ def save_model(model: LogLinearModel, folder: str | Path) -> Path:
     manifest["sha256"] = digest(blob, manifest)
     data = json.dumps(manifest, indent=1).encode("utf-8")
     new_tensors, new_manifest = folder / (MODEL_FILE + ".new"), folder / (MANIFEST_FILE + ".tmp")
+    _settle(folder)
     try:
-        _settle(folder)
         _write_synced(new_tensors, blob)
         _write_synced(new_manifest, data)
         fsync_folder(folder)
         os.replace(new_manifest, folder / MANIFEST_FILE)  # the swap
     except OSError as exc:  # a full disk, a read-only mount, EIO (a rename too)
-        for path in (new_tensors, new_manifest):
-            with suppress(OSError):
+        for path in (new_tensors, new_manifest):  # this save's: the manifest on disk names
+            with suppress(OSError):               # model.safetensors (_settle saw to it)
                 path.unlink(missing_ok=True)
         kept = "the model before is unchanged" if (folder / MANIFEST_FILE).exists() else \
             "nothing was written"
@@ -174,20 +187,30 @@ def save_model(model: LogLinearModel, folder: str | Path) -> Path:
 def _settle(folder: Path) -> None:
     """Finish a save cut short after its swap (rename `model.safetensors.new`, which the
     manifest's hash names, into place), or drop one cut short before it, so a new save never
-    overwrites the tensors of the model it replaces."""
+    overwrites the tensors of the model it replaces. When that rename fails (the file is
+    immutable, or open in another program), the save stops here: `.new` holds the tensors of
+    the model on disk, and is kept."""
     new = folder / (MODEL_FILE + ".new")
-    if not new.exists():
+    if not (new.exists() or new.is_symlink()):
         return
     try:
         manifest = read_manifest(folder)
-        matches = digest(read_regular(new, ModelFileError), manifest) == manifest["sha256"]
+        matches = digest(_read_tensor_file(new, manifest), manifest) == manifest["sha256"]
     except ModelFileError:
         matches = False
-    if matches:
-        os.replace(new, folder / MODEL_FILE)
-        fsync_folder(folder)
-    else:
-        new.unlink()
+    try:
+        if matches:
+            os.replace(new, folder / MODEL_FILE)
+            fsync_folder(folder)
+        else:
+            new.unlink()
+    except OSError as exc:
+        kept = "nothing was written"
+        if (folder / MANIFEST_FILE).exists():
+            kept = "the model before is unchanged" + (
+                f", its tensors in {new.name}, which could not be renamed {MODEL_FILE}"
+                if matches else "")
+        raise write_error(folder, exc, kept=kept) from exc
 
 
 def read_manifest(folder: str | Path) -> dict:
@@ -202,18 +225,44 @@ def read_manifest(folder: str | Path) -> dict:
 
 
 def load_model(folder: str | Path) -> LogLinearModel:
-    """Read a model folder written by `save_model`; any damage raises ModelFileError."""
+    """Read a model folder written by `save_model`; any damage raises ModelFileError. A load
+    that meets a save of another process (the folder changed while it read) reads it again."""
+    folder = Path(folder)
+    tries_left = LOAD_TRIES
+    while True:
+        before = _save_state(folder)
+        try:
+            return _load_model(folder)
+        except ModelFileError:
+            tries_left -= 1
+            if not tries_left or _save_state(folder) == before:
+                raise
+        time.sleep(LOAD_RETRY_WAIT)
+
+
+def _save_state(folder: Path) -> tuple:
+    """What a save changes in a model folder: its files' identities, sizes and times."""
+    state = []
+    for name in (MANIFEST_FILE, MODEL_FILE, MODEL_FILE + ".new"):
+        try:
+            st = os.stat(folder / name)
+            state.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        except OSError:
+            state.append(None)
+    return tuple(state)
+
+
+def _load_model(folder: Path) -> LogLinearModel:
     from safetensors import SafetensorError
     from safetensors.numpy import load
 
-    folder = Path(folder)
     manifest = read_manifest(folder)
     path, blob = _tensors_of(folder, manifest)
     try:
         tensors = load(blob)
     except SafetensorError as exc:
         raise ModelFileError(path, None, f"not a valid tensor file: {exc}") from exc
-    _check_tensors(tensors, manifest, path)
+    _check_tensors(tensors, path)
     return LogLinearModel(
         word_embeddings=tensors["word_embeddings"],
         candidate_weights=tensors["candidate_weights"],
@@ -238,34 +287,86 @@ def _tensors_of(folder: Path, manifest: dict) -> tuple[Path, bytes]:
     path = folder / MODEL_FILE
     newer = folder / (MODEL_FILE + ".new")
     if newer.exists():
-        blob = read_regular(newer, ModelFileError)
-        if digest(blob, manifest) == manifest["sha256"]:
+        try:
+            blob = _read_tensor_file(newer, manifest)
+        except ModelFileError:
+            blob = b""  # a save's leftover, not the manifest's tensors
+        if blob and digest(blob, manifest) == manifest["sha256"]:
             return newer, blob
-    blob = read_regular(path, ModelFileError)
+    blob = _read_tensor_file(path, manifest)
     _verify(blob, manifest, path, "the tensor file and manifest.json do not match (truncated "
                                   "or altered)")
     return path, blob
 
 
-def _check_tensors(tensors: dict, manifest: dict, path: Path) -> None:
-    """Exactly W_p, W_c and b_c, float32, of the shapes the vocabulary and people say, finite."""
-    names = sorted(tensors)
+def _read_tensor_file(path: Path, manifest: dict | None = None) -> bytes:
+    """A safetensors file's bytes, read only once its size is what its header says, and, given
+    a model's manifest, once the header names the three tensors, float32, of the shapes its
+    words and people imply: a file padded or swapped for a huge one is refused before a byte
+    of it is held (an 8 GB one used to be read whole)."""
+    with open_regular(path, ModelFileError) as f:
+        size = os.fstat(f.fileno()).st_size
+        prefix = f.read(8)
+        length = int.from_bytes(prefix, "little")
+        if len(prefix) < 8 or length > min(MAX_TENSOR_HEADER, size - 8):
+            raise ModelFileError(path, None, f"not a valid tensor file: its header (of "
+                                             f"{length:,} bytes) is not one expert-gui writes "
+                                             "(truncated or altered)")
+        try:
+            header = schema.parse(f.read(length))
+            entries = {name: _entry(t) for name, t in header.items() if name != "__metadata__"}
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise ModelFileError(path, None, "not a valid tensor file: its header is not "
+                                             f"valid ({exc})") from None
+        if manifest is not None:
+            _check_header(entries, manifest, path)
+        expected = 8 + length + max((end for *_, (_, end) in entries.values()), default=0)
+        if size != expected:
+            raise ModelFileError(path, None, f"{byte_size(size)} where its header names "
+                                             f"{byte_size(expected)} (truncated, padded or "
+                                             "altered)")
+        f.seek(0)
+        return f.read(size)
+
+
+def _entry(tensor: dict) -> tuple[str, list[int], tuple[int, int]]:
+    """A header's tensor as (type, shape, (start, end) of its bytes); ValueError if malformed."""
+    start, end = (int(n) for n in tensor["data_offsets"])
+    if not 0 <= start <= end:
+        raise ValueError(f"offsets {start}, {end}")
+    return str(tensor["dtype"]), [int(n) for n in tensor["shape"]], (start, end)
+
+
+def _check_header(entries: dict, manifest: dict, path: Path) -> None:
+    """Exactly W_p, W_c and b_c, float32, of the shapes the vocabulary and people say, in a
+    dimension training allows."""
+    names = sorted(entries)
     if names != sorted(_TENSORS):
         raise ModelFileError(path, None, f"expected the tensors {', '.join(_TENSORS)}; found "
                                          f"{', '.join(names) or 'none'}")
     for name in _TENSORS:
-        if tensors[name].dtype != np.float32:
-            raise ModelFileError(path, None, f"{name}: expected float32, found "
-                                             f"{tensors[name].dtype}")
-    wp, wc, b = (tensors[n] for n in _TENSORS)
+        if entries[name][0] != "F32":
+            raise ModelFileError(path, None, f"{name}: expected float32 (F32), found "
+                                             f"{entries[name][0]}")
     words, people = len(manifest["vocabulary"]["words"]), len(manifest["people"]["ids"])
-    dim = wp.shape[1] if wp.ndim == 2 else 0
+    wp = entries["word_embeddings"][1]
+    dim = wp[1] if len(wp) == 2 else 0
     expected = {"word_embeddings": (words, dim), "candidate_weights": (people, dim),
                 "candidate_bias": (people,)}
     for name, shape in expected.items():
-        if tensors[name].shape != shape or dim < 1:
+        _, found, (start, end) = entries[name]
+        if tuple(found) != shape or not 1 <= dim <= MAX_DIM:
             raise ModelFileError(path, None, f"{name}: expected shape {shape} ({words} words, "
-                                             f"{people} people), found {tensors[name].shape}")
+                                             f"{people} people, a dimension from 1 to "
+                                             f"{MAX_DIM:,}), found {tuple(found)}")
+        if end - start != 4 * int(np.prod(shape)):
+            raise ModelFileError(path, None, f"{name}: its offsets hold {end - start:,} bytes, "
+                                             f"not the {4 * int(np.prod(shape)):,} of its shape")
+
+
+def _check_tensors(tensors: dict, path: Path) -> None:
+    """Finite weights of a plausible size (the names, types and shapes are the header's,
+    checked before the file was read)."""
     for name in _TENSORS:
         values = tensors[name]
         if not np.isfinite(values).all():
@@ -324,7 +425,7 @@ def load_checkpoint(folder: str | Path) -> tuple[dict, dict]:
     folder = Path(folder)
     meta = read_checkpoint_state(folder)
     path = folder / "state.safetensors"
-    blob = read_regular(path, ModelFileError)
+    blob = _read_tensor_file(path)
     _verify(blob, meta, path, "the checkpoint's tensors do not match its state file (a save "
                               "cut short, or altered)")
     try:
@@ -414,7 +515,7 @@ def _sibling(folder: Path, suffix: str) -> Path:
 
 
 def _write_synced(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
+    with create_new(path) as f:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())

@@ -18,6 +18,7 @@ from pathlib import Path
 from expert_gui.core import schema
 from expert_gui.core.data.inputs import read_regular
 from expert_gui.core.errors import InputFileError
+from expert_gui.core.store.storage import MAX_DIM
 
 OPTIMIZERS = ("adadelta", "adam")
 DEVICES = ("auto", "cpu", "cuda", "mps")
@@ -70,7 +71,7 @@ RANGES: dict[str, Range] = {
     "window": Range(1, 1024, why="a training instance holds at least one word; each instance "
                                  "holds n word ids, and n-grams of a thousand words are whole "
                                  "documents, not contexts"),
-    "dim": Range(1, 8192, why="an embedding has at least one dimension; the widest word vectors "
+    "dim": Range(1, MAX_DIM, why="an embedding has at least one dimension; the widest word vectors "
                               "in use have 4,096, and each of the |V| + |C| vectors is held four "
                               "times in training (weights, gradients, the optimiser's two "
                               "averages): 2^16 words at 8,192 take 8 GiB"),

@@ -31,10 +31,11 @@ from PySide6.QtWidgets import (
 )
 
 from expert_gui.core.durations import format_duration
-from expert_gui.core.errors import ModelFileError
+from expert_gui.core.errors import ModelFileError, OutputFolderError
 from expert_gui.core.evaluation.calibration import LossScale, TrainingStage
 from expert_gui.core.paths import models_dir
 from expert_gui.core.store.model_folders import DAMAGED, ModelFolder, partial_text
+from expert_gui.core.store.outputs import new_folder
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.gui.dialogs import show_error
 from expert_gui.gui.panels.training.form import (
@@ -380,7 +381,11 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         settings = self.form.settings()
         self.remember_settings(collection)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        folder = models_dir() / f"{file_stem(collection.name, 'model')}-{stamp}"
+        try:  # created here, so another window training in the same second takes another name
+            folder = new_folder(models_dir(), f"{file_stem(collection.name, 'model')}-{stamp}")
+        except OutputFolderError as exc:
+            show_error(self, "Cannot train", exc)
+            return
         self._train(settings, folder, resume=False)
 
     def continue_training(self) -> None:
