@@ -72,14 +72,14 @@ def test_rate_and_eta_follow_the_device_not_the_host(monkeypatch):
 def test_phase_times_split_the_wall_time_by_the_events(monkeypatch):
     from expert_gui.cli.train import time_spent
     from expert_gui.core.evaluation import calibration
-    from expert_gui.core.evaluation.calibration import LossScale, PhaseTimes, TrainingStage
+    from expert_gui.core.evaluation.calibration import PhaseTimes, TrainingStage, UniformGuess
 
     clock = Clock()
     monkeypatch.setattr(calibration, "time", types.SimpleNamespace(
         perf_counter=clock.perf_counter))
     phases = PhaseTimes()
-    for event, seconds in ((LossScale(1.0, 4), 1), (TrainingStage("m", phase="held-out MAP"), 2),
-                           (LossScale(1.0, 4), 3), (TrainingStage("c", phase="calibration"), 4),
+    for event, seconds in ((UniformGuess(4), 1), (TrainingStage("m", phase="held-out MAP"), 2),
+                           (UniformGuess(4), 3), (TrainingStage("c", phase="calibration"), 4),
                            (TrainingStage("s", phase="saving"), 0.5)):
         phases(event)
         clock.now += seconds

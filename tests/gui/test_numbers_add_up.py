@@ -81,9 +81,9 @@ def test_the_cli_and_the_app_read_the_same_losses(tmp_path, capsys):
               if k != "epochs"]]
     assert main(args) == 0
     model = load_model(out)
-    last, weight = model.history[-1], model.settings["mean_weight"]
+    last = model.history[-1]
     printed = capsys.readouterr().out
     n_people = load_collection(GUI_COLLECTION).n_people
-    assert (f"cross-entropy per instance {last['train_loss'] / weight:.3f} (training), "
-            f"{last['val_loss'] / weight:.3f} (validation) nats; a uniform guess scores "
+    assert (f"weighted cross-entropy per instance {last['train_loss']:.3f} (training), "
+            f"{last['val_loss']:.3f} (validation) nats; a uniform guess scores "
             f"log |C| = {math.log(n_people):.3f}") in printed
