@@ -46,7 +46,7 @@ def test_after_the_last_step_the_run_says_it_calibrates_with_progress(qtbot, win
         qtbot.waitUntil(lambda: "Calibrating" in panel.status_label.text(), timeout=60_000)
         text = panel.status_label.text()
         assert "Calibrating auto and P(expert) on " in text and " held-out documents… 1 / " in text
-        assert window.training_label.text().startswith("Calibrating auto and P(expert) on ")
+        assert " · Calibrating auto and P(expert) on " in window.training_label.text()
         last = panel.step_label.text()
         total = last.split(" / ")[1].split(" ")[0]
         assert last.startswith(f"{total} / {total}")  # after the last step

@@ -471,6 +471,18 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
                 if stage.total else "")
         return f"{stage.text}…{done}"
 
+    def brief_activity(self) -> str:
+        """`activity` for the status bar, the numbers first ("50%, epoch 2 of 5, about 1 min
+        left · Training again on every document"): a narrow bar cuts the description, not the
+        share done and the time left."""
+        stage = self._stage
+        if stage is None or not self.is_training() or self.is_paused():
+            return self.activity()
+        head, _, detail = stage.text.partition(": ")
+        done = f"{stage.done / stage.total:.0%}" if stage.total else ""
+        first = ", ".join(part for part in (done, detail) if part)
+        return f"{first} · {head}" if first else f"{head}…"
+
     def toggle_pause(self) -> None:
         if self._task is None or not self.is_training():
             return
