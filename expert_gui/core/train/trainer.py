@@ -202,14 +202,14 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         plan = data.plan(epoch_order(train_idx, settings.seed, run.epoch), settings.batch_size,
                          dist)
         losses.start_epoch(run)
-        meter.restart()  # the epoch's rate leaves out the measures after the last one
+        meter.skip()  # the rate leaves out the epoch's end (its validation and measures)
         while run.batch < run.steps_per_epoch:
             paused = _wait_while_paused(should_pause, should_stop)
             if paused is None:
                 stopped = True
                 break
             if paused:  # neither the speed nor the time to the next checkpoint counts a pause
-                meter.restart()
+                meter.skip()
                 saved_at += paused
             n = stepper.step(plan, run.batch)
             run.step += 1
@@ -230,7 +230,9 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         losses.read(run)  # when stopped: the steps since the last read
         if stopped:
             break
+        ending = time.perf_counter()
         _end_epoch(run, net, data, val_idx, settings, epoch_score)
+        meter.epoch_end_s = time.perf_counter() - ending
         if progress is not None and dist.is_main:
             progress(meter.event(run, total_steps, settings, run.history[-1]["train_loss"],
                                  device, loss_is_new=False, path=stepper.path))
@@ -373,7 +375,9 @@ class _Meter:
     point where the device is synchronised: READ_EVERY_S). So the rate is measured between
     such reads, over the last READS_KEPT of them, never from the host's queueing (which ran
     20 times faster than the device on an H200), and is right on a CPU, where every step is
-    read, and on a GPU alike."""
+    read, and on a GPU alike. The time left adds each epoch end still to come (its validation
+    loss and held-out MAP), at what the last one took: on a small collection of many short
+    epochs they are much of the run."""
 
     READS_KEPT = 50
 
@@ -382,10 +386,15 @@ class _Meter:
         self.reads: list[tuple[float, int]] = []  # (time of a read, instances finished by it)
         self.seen = 0  # instances queued
         self.rate = 0.0
+        self.epoch_end_s = 0.0  # what the last epoch's end took (0 before the first)
 
-    def restart(self) -> None:
-        """Measure from the next read (after a pause)."""
-        self.reads = []
+    def skip(self) -> None:
+        """Leave the time since the last read out of the rate (an epoch's end, a pause), and
+        keep the reads before it: restarting the measure at every epoch left a few steps to
+        time, and the time left at an epoch's start was off by a factor of two on Lens."""
+        if self.reads:
+            gap = time.perf_counter() - self.reads[-1][0]
+            self.reads = [(t + gap, seen) for t, seen in self.reads]
 
     def queued(self, n: int) -> None:
         self.seen += n
@@ -400,11 +409,13 @@ class _Meter:
     def event(self, run: _Run, total_steps: int, settings, loss: float,
               device, loss_is_new: bool, path: str) -> TrainProgress:
         left = (total_steps - run.step) * settings.batch_size
+        ends = (settings.epochs - run.epoch) * self.epoch_end_s  # the epoch ends to come
         val = run.history[-1]["val_loss"] if run.history else None
         return TrainProgress(
             step=run.step, total_steps=total_steps, epoch=min(run.epoch + 1, settings.epochs),
             epochs=settings.epochs, train_loss=float(loss), val_loss=val,
-            instances_per_s=self.rate, eta_s=left / self.rate if self.rate > 0 else math.inf,
+            instances_per_s=self.rate,
+            eta_s=left / self.rate + ends if self.rate > 0 else math.inf,
             device_memory_bytes=device_memory_bytes(device), loss_is_new=loss_is_new, path=path)
 
 

@@ -236,6 +236,7 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
 
         state.collection_changed.connect(self._on_collection_changed)
         state.model_changed.connect(self._on_model_changed)
+        state.runner.finished.connect(self._background_ended)
         state.retraining_changed.connect(self.refresh_models)  # the run's folder says it
         self._show_form_origin()
         self.refresh_models()
@@ -432,6 +433,9 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         except TaskBusy:
             return
         self._task.finished.connect(self._on_finished)
+        # the method being indexed for the open model finishes before the first step (the
+        # others wait for the run: prepared_rankers.py), so that the steps' rate is theirs
+        self._task.set_held(self.state.runner.running("rankers") is not None)
         self._run_ended = False
         verb = "Continuing" if resume else "Training"
         self._run_text = f"{verb} on <b>{html.escape(collection.name)}</b>; saving to " \
@@ -452,11 +456,18 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         elif stopping:
             suffix = " &nbsp;Stopping after the current batch…" + (
                 " The measured model is kept." if self._measured is not None else "")
-        elif self._stage is not None:
+        elif self._stage is not None or (self._task is not None and self._task.held):
             suffix = f"<br><b>{html.escape(self.activity())}</b>"
         if self._measured is not None and not stopping:
             suffix += f"<br>{RUN_TEXT}"
         self.status_label.setText(self._run_text + suffix)
+
+    def _background_ended(self, slot: str) -> None:
+        """The method being indexed is ready: the held run's steps start."""
+        if slot == "rankers" and self._task is not None and self._task.held:
+            self._task.set_held(False)
+            self._show_run_state()
+            self.training_state_changed.emit()
 
     def activity(self) -> str:
         """What the run is doing, in a few words (the status bar's training label)."""
@@ -464,6 +475,8 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
             return ""
         if self.is_paused():
             return "Training paused"
+        if self._task is not None and self._task.held and self._stage is None:
+            return HELD_TEXT
         stage = self._stage
         if stage is None:  # the steps, and what runs them once known ("GPU (CUDA graph)")
             return f"Training on {self.training_path}…" if self.training_path else "Training…"
@@ -583,6 +596,10 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         self._update_buttons()
         self._show_idle()
         self._run_ended = True
+
+
+HELD_TEXT = ("Waiting for the method being indexed for the open model; the steps start when "
+             "it is ready…")
 
 
 def step_text(step: int, total: int, epoch: int, epochs: int) -> str:
