@@ -67,7 +67,7 @@ def test_a_run_waits_for_the_method_being_indexed_and_the_others_wait_for_the_ru
     from PySide6.QtCore import QThread
 
     from expert_gui.gui import prepared_rankers
-    from expert_gui.gui.panels.training.panel import HELD_TEXT
+    from expert_gui.gui.panels.training.run_state import HELD_TEXT
 
     release = threading.Event()
     said = []  # the methods the background worker built, and the run's start and end

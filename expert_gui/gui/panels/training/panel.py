@@ -51,7 +51,8 @@ from expert_gui.gui.panels.training.model_list import (
 )
 from expert_gui.gui.panels.training.plot import LossPlot
 from expert_gui.gui.panels.training.remembered import RememberedForm
-from expert_gui.gui.panels.training.run_end import RUN_TEXT, RunEnd
+from expert_gui.gui.panels.training.run_end import RunEnd
+from expert_gui.gui.panels.training.run_state import RunState
 from expert_gui.gui.save_dialogs import file_stem
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
@@ -66,7 +67,7 @@ from expert_gui.gui.workers import TaskBusy
 SETTINGS_ROWS = 5  # rows of settings a small window keeps in view before the models list shrinks
 
 
-class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
+class TrainingPanel(ModelList, RunEnd, RunState, RememberedForm, QWidget):
     training_state_changed = Signal()
 
     def __init__(self, state: AppState, parent: QWidget | None = None):
@@ -448,54 +449,6 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         self.refresh_models()
         self._update_buttons()
 
-    def _show_run_state(self) -> None:
-        suffix = ""
-        stopping = self._task is not None and self._task.was_stopped
-        if self.is_paused():
-            suffix = " &nbsp;<b>Paused</b>: Resume (Ctrl+P) continues."
-        elif stopping:
-            suffix = " &nbsp;Stopping after the current batch…" + (
-                " The measured model is kept." if self._measured is not None else "")
-        elif self._stage is not None or (self._task is not None and self._task.held):
-            suffix = f"<br><b>{html.escape(self.activity())}</b>"
-        if self._measured is not None and not stopping:
-            suffix += f"<br>{RUN_TEXT}"
-        self.status_label.setText(self._run_text + suffix)
-
-    def _background_ended(self, slot: str) -> None:
-        """The method being indexed is ready: the held run's steps start."""
-        if slot == "rankers" and self._task is not None and self._task.held:
-            self._task.set_held(False)
-            self._show_run_state()
-            self.training_state_changed.emit()
-
-    def activity(self) -> str:
-        """What the run is doing, in a few words (the status bar's training label)."""
-        if not self.is_training():
-            return ""
-        if self.is_paused():
-            return "Training paused"
-        if self._task is not None and self._task.held and self._stage is None:
-            return HELD_TEXT
-        stage = self._stage
-        if stage is None:  # the steps, and what runs them once known ("GPU (CUDA graph)")
-            return f"Training on {self.training_path}…" if self.training_path else "Training…"
-        done = (f" {stage.done:,} / {stage.total:,} ({stage.done / stage.total:.0%})"
-                if stage.total else "")
-        return f"{stage.text}…{done}"
-
-    def brief_activity(self) -> str:
-        """`activity` for the status bar, the numbers first ("50%, epoch 2 of 5, about 1 min
-        left · Training again on every document"): a narrow bar cuts the description, not the
-        share done and the time left."""
-        stage = self._stage
-        if stage is None or not self.is_training() or self.is_paused():
-            return self.activity()
-        head, _, detail = stage.text.partition(": ")
-        done = f"{stage.done / stage.total:.0%}" if stage.total else ""
-        first = ", ".join(part for part in (done, detail) if part)
-        return f"{first} · {head}" if first else f"{head}…"
-
     def toggle_pause(self) -> None:
         if self._task is None or not self.is_training():
             return
@@ -596,10 +549,6 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         self._update_buttons()
         self._show_idle()
         self._run_ended = True
-
-
-HELD_TEXT = ("Waiting for the method being indexed for the open model; the steps start when "
-             "it is ready…")
 
 
 def step_text(step: int, total: int, epoch: int, epochs: int) -> str:
