@@ -44,7 +44,7 @@ def test_step_axes_have_whole_steps(qtbot):
 def test_the_uniform_guess_says_a_random_start_is_near_it(qtbot):
     plot = LossPlot()
     qtbot.addWidget(plot)
-    plot.set_scale(1.5, 40)
+    plot.set_uniform_guess(40)
     assert plot.uniform.label.toPlainText() == \
         f"uniform guess: log |C| = {math.log(40):.2f}; a random start is near it, above or below"
 

@@ -128,8 +128,8 @@ class LossPlot(pg.PlotWidget):
 
     def _label_uniform(self) -> None:
         text = f"uniform guess: log |C| = {self.guess.loss:.2f}"
-        if self.no_better_than_guessing():
-            text += "; validation is no better than it"
+        text += ("; validation is no better than it" if self.no_better_than_guessing() else
+                 "; a random start is near it, above or below")
         self.uniform.label.setFormat(text)
 
     def add(self, step: int, train_loss: float | None, val_loss: float | None) -> None:
