@@ -48,6 +48,7 @@ from expert_gui.core.train.net import (
     initial_parameters,
     make_optimizer,
     select_device,
+    weighted_mean_loss,
 )
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.core.train.step import DeviceInstances, make_stepper
@@ -96,13 +97,13 @@ class Ours:
         self.stepper = make_stepper(self.net, self.net, self.optimizer, self.data, settings,
                                     DistContext())
         self.plan = self.data.plan(order, settings.batch_size, DistContext())
-        self.stepper.start_epoch(0.0)
+        self.stepper.start_epoch(0.0, 0.0)
 
     def step(self, b: int) -> None:
         self.stepper.step(self.plan, b)
 
     def finish(self) -> float:
-        return self.stepper.read()
+        return weighted_mean_loss(*self.stepper.read())
 
 
 class Plain:

@@ -21,6 +21,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -36,7 +37,9 @@ from expert_gui.core.evaluation.quality import (
     training_advice,
 )
 from expert_gui.core.evaluation.tables import label
+from expert_gui.core.train.instances import count_instances
 from expert_gui.core.train.settings import TrainSettings, suggested_settings
+from expert_gui.core.train.shape import run_steps
 
 NOT_BASELINES = ("loglinear", "auto", "ensemble", CHANCE)
 
@@ -97,8 +100,11 @@ def says(path: Path, row: dict) -> str:
     if "measures" not in row:
         return held_out_shortfall(collection, row["held_out"])
     measures = {m: {"AP": v, "RR": v} for m, v in row["measures"].items()}
-    trained = TrainSettings(batch_size=row["batch_size"], epochs=row["epochs"]).to_dict()
-    quality = {"documents": row["held_out"], "advice": training_advice(trained, collection)}
+    trained = TrainSettings(batch_size=row["batch_size"], epochs=row["epochs"])
+    # the steps such a run takes on every document (the held-out ones are not in the cache)
+    steps = run_steps(count_instances(collection, trained.window, trained.overlapping), trained)
+    model = SimpleNamespace(settings={**trained.to_dict(), "steps": steps}, calibration=None)
+    quality = {"documents": row["held_out"], "advice": training_advice(model, collection)}
     warning = held_out_warning(measures, **quality)
     return (f"⚠ {warning}" if warning else held_out_note(measures, **quality) or
             held_out_shortfall(collection, row["held_out"]) or "nothing: the model learned")

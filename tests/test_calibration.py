@@ -8,6 +8,7 @@ from rankers_helpers import TORCH_DEVICE
 
 from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.calibration import (
+    INDEXING,
     calibrate,
     held_out_map,
     held_out_measures,
@@ -169,7 +170,8 @@ def test_calibrate_reports_progress(split, trained):
     assert done == sorted(done)
     assert {e[2] for e in events} >= {"ranking with auto's members", "choosing auto's weights",
                                       "measuring auto's members, auto and the ensemble",
-                                      "indexing for LSI", "ranking with LSI"}
+                                      f"indexing for LSI{INDEXING['lsi']}",
+                                      "ranking with LSI"}
 
 
 def test_the_apps_training_holds_out_documents_by_the_training_seed(split):

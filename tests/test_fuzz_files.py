@@ -318,7 +318,7 @@ def _checkpoint_meta(step):
     return {"settings": {"dim": 2}, "text_settings": {"stopwords": "english"},
             "collection_fingerprint": "f", "param_groups": [{"lr": 1.0, "params": [0]}],
             "run": {"epoch": 0, "batch": step, "step": step, "epoch_loss": 0.5,
-                    "epoch_instances": 3, "best_val": None, "best_epoch": 0, "bad_epochs": 0,
+                    "epoch_weight": 3.0, "best_val": None, "best_epoch": 0, "bad_epochs": 0,
                     "history": []}}
 
 

@@ -3,6 +3,7 @@ an enumeration of every ranking, the calibration's "chance" row, the warning's t
 what a run says between its last step and its end."""
 
 import itertools
+import types
 
 import numpy as np
 import pytest
@@ -142,20 +143,33 @@ def test_a_collection_too_small_for_held_out_documents_says_so():
     assert held_out_shortfall(pubmed, settings=HeldOutSettings(fraction=0)) == ""  # none asked
 
 
-def test_the_advice_names_the_settings_to_change_or_says_why_none_would_do():
+def trained(settings: dict, steps: int, held_out=()):
+    """A model as `training_advice` reads it: its settings, the steps its run took, and the
+    documents its calibration held out."""
+    calibration = {"held_out": {"documents": list(held_out)}} if held_out else None
+    return types.SimpleNamespace(settings={**settings, "steps": steps}, calibration=calibration)
+
+
+def test_the_advice_names_the_settings_to_change_or_what_to_rank_with():
+    """The steps it states are the ones the runs take: the model's own, and the suggested
+    run's on the windows left after the held-out documents and the validation share (it had
+    said 65 steps for runs of 60, from every window)."""
     c = one_paper_authors(200, shared=60)
     paper = TrainSettings().to_dict()
-    assert training_advice(paper, c) == (
+    # 200 windows, 2 kept for validation: 198, 7 batches of 32 an epoch, 9 epochs
+    assert training_advice(trained(paper, 5), c) == (
         "it was trained with batch size 1,024, epochs 5 (5 steps); train it again with the "
         "settings suggested for this collection: batch size 32, epochs 9 (63 steps)")
+    # 40 documents held out: 160 windows, 2 for validation, 158: 5 batches an epoch
+    held = c.doc_ids[:40]
+    assert training_advice(trained(paper, 5, held), c).endswith("epochs 9 (45 steps)")
     odd = {**paper, "eps": 1e-14, "batch_size": 32, "epochs": 9}
-    assert training_advice(odd, c) == ("it was trained with eps 1e-14; train it again with the "
-                                       "settings suggested for this collection: eps 1e-06")
+    assert training_advice(trained(odd, 63), c) == (
+        "it was trained with eps 1e-14; train it again with the settings suggested for this "
+        "collection: eps 1e-06")
     suggested = {**paper, "batch_size": 32, "epochs": 9}
-    assert training_advice(suggested, c) == (
-        "its people have too little text each for the log-linear model to learn them in 63 "
-        "steps (200 documents (median 5 words), 300 people, 80% with one document, 200 training "
-        "windows), and the baselines, which match their exact words, do better; many more "
-        "epochs would raise this held-out MAP by memorising who wrote what (on AMiner that made "
-        "answers to queries from outside the collection worse), and more of each person's "
-        "documents (a larger export) would help")
+    assert training_advice(trained(suggested, 54), c) == (
+        "its people have too little text each (median 5 words a document, 80% with one "
+        "document) for the log-linear model to learn them in the 54 steps it took, and more "
+        "epochs would only memorise who wrote what; rank with auto or a baseline (the method "
+        "list), which match exact words")

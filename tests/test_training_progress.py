@@ -72,14 +72,14 @@ def test_rate_and_eta_follow_the_device_not_the_host(monkeypatch):
 def test_phase_times_split_the_wall_time_by_the_events(monkeypatch):
     from expert_gui.cli.train import time_spent
     from expert_gui.core.evaluation import calibration
-    from expert_gui.core.evaluation.calibration import LossScale, PhaseTimes, TrainingStage
+    from expert_gui.core.evaluation.calibration import PhaseTimes, TrainingStage, UniformGuess
 
     clock = Clock()
     monkeypatch.setattr(calibration, "time", types.SimpleNamespace(
         perf_counter=clock.perf_counter))
     phases = PhaseTimes()
-    for event, seconds in ((LossScale(1.0, 4), 1), (TrainingStage("m", phase="held-out MAP"), 2),
-                           (LossScale(1.0, 4), 3), (TrainingStage("c", phase="calibration"), 4),
+    for event, seconds in ((UniformGuess(4), 1), (TrainingStage("m", phase="held-out MAP"), 2),
+                           (UniformGuess(4), 3), (TrainingStage("c", phase="calibration"), 4),
                            (TrainingStage("s", phase="saving"), 0.5)):
         phases(event)
         clock.now += seconds
@@ -88,3 +88,35 @@ def test_phase_times_split_the_wall_time_by_the_events(monkeypatch):
     assert time_spent(2.0, phases.seconds, 20.0) == (
         "wall time 20.0 s: load 2.0 s, setting up 7.5 s, steps 4.0 s, held-out MAP 2.0 s, "
         "calibration 4.0 s, saving 0.5 s; 80% outside the steps")
+
+
+def test_the_time_left_leaves_out_an_epochs_end_from_the_rate_and_adds_the_ends_to_come(
+        monkeypatch):
+    """An epoch's end (its validation loss and held-out MAP) is not a slow step, and the ends
+    still to come are part of the time left: on Lens the time left at an epoch's start was
+    twice what followed, from the few steps timed since the measure restarted."""
+    import torch
+
+    clock = Clock()
+    monkeypatch.setattr(training, "time", types.SimpleNamespace(
+        perf_counter=clock.perf_counter, monotonic=clock.monotonic, sleep=clock.sleep))
+    meter = training._Meter(0)
+    for _ in range(4):  # epoch 1: 4 steps of 10 instances, a second each
+        clock.now += 1.0
+        meter.queued(10)
+        meter.finished()
+    assert meter.rate == pytest.approx(10.0)
+    clock.now += 5.0  # the epoch's end
+    meter.epoch_end_s = 5.0
+    meter.skip()
+    clock.now += 2.0  # a slow first step of epoch 2
+    meter.queued(10)
+    meter.finished()
+    # the steps since the first read, the slow one included: four in five seconds (not the
+    # slow one alone, nor the epoch's end as a step of six seconds)
+    assert meter.rate == pytest.approx(40 / 5)
+    run = training._Run(steps_per_epoch=4, epoch=1, step=5)
+    event = meter.event(run, 12, TrainSettings(batch_size=10, epochs=3), 1.0,
+                        torch.device("cpu"), loss_is_new=True, path="CPU")
+    # 7 steps of 10 instances at 8 a second, and the ends of epochs 2 and 3
+    assert event.eta_s == pytest.approx(70 / 8 + 2 * 5.0)

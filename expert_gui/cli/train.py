@@ -181,9 +181,9 @@ def run(args) -> int:
     from expert_gui.core.data.loading import load_collection
     from expert_gui.core.errors import TrainingError
     from expert_gui.core.evaluation.calibration import (
-        LossScale,
         PhaseTimes,
         TrainingStage,
+        UniformGuess,
         train_and_calibrate,
     )
     from expert_gui.core.evaluation.every_document import retrained, retrained_note
@@ -251,14 +251,12 @@ def run(args) -> int:
     bar = tqdm(unit="step", dynamic_ncols=True, file=sys.stderr,
                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]")
     ran = {"on": ""}
-    scale = {"by": LossScale(1.0, collection.n_people)}  # until the run says its own
 
     phases = PhaseTimes()
 
     def progress(event):
         phases(event)
-        if isinstance(event, LossScale):  # losses read per instance, as the app plots them
-            scale["by"] = event
+        if isinstance(event, UniformGuess):
             return
         if isinstance(event, TrainingStage):  # after the steps: calibrating, saving
             # the bar counts what the stage counts (documents ranked, steps of the second
@@ -270,12 +268,11 @@ def run(args) -> int:
         ran["on"] = event.path
         bar.total = event.total_steps
         bar.n = event.step
-        per = scale["by"].per_instance
-        val = "-" if event.val_loss is None else f"{per(event.val_loss):.4g}"
+        val = "-" if event.val_loss is None else f"{event.val_loss:.4g}"
         left = "" if not math.isfinite(event.eta_s) else \
             f", {tqdm.format_interval(event.eta_s)} left"
         bar.set_postfix_str(f"epoch {event.epoch}/{event.epochs} loss "
-                            f"{per(event.train_loss):.4g} val {val} "
+                            f"{event.train_loss:.4g} val {val} "
                             f"{event.instances_per_s:,.0f} inst/s{left}", refresh=False)
         bar.refresh()
 
@@ -291,20 +288,24 @@ def run(args) -> int:
     last = model.history[-1] if model.history else {}
     if stop["asked"]:
         print(f"stopped; checkpoint in {args.out}/checkpoint (continue with --resume)")
-    per = LossScale.of_model(model).per_instance
     val = last.get("val_loss")
     run = " of the measured run" if retrained(model) else ""
-    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}{run}, cross-entropy per "
-          f"instance {per(last.get('train_loss', math.nan)):.3f} (training), "
-          f"{math.nan if val is None else per(val):.3f} (validation) nats; a uniform guess "
-          f"scores log |C| = {math.log(max(model.n_people, 1)):.3f}")
+    uniform = UniformGuess(model.n_people).loss
+    print(f"model written to {args.out}: epoch {last.get('epoch', 0)}{run}, weighted "
+          f"cross-entropy per instance {last.get('train_loss', math.nan):.3f} (training), "
+          f"{math.nan if val is None else val:.3f} (validation) nats; a uniform guess "
+          f"scores log |C| = {uniform:.3f}")
+    if val is not None and val >= uniform:
+        print("warning: the validation loss is no better than a uniform guess over the people: "
+              "the model has not learned to tell them apart on text it was not trained on",
+              file=sys.stderr)
     if ran["on"]:
         print(f"the steps ran on {ran['on']}", file=sys.stderr)
     print(time_spent(loaded, phases.seconds, time.perf_counter() - started), file=sys.stderr)
     if model.calibration:
         print(held_out_summary(model.calibration, retrained_note(model)))
         quality = {"documents": len(model.calibration["held_out"]["documents"]),
-                   "advice": training_advice(model.settings, collection)}
+                   "advice": training_advice(model, collection)}
         warning = held_out_warning(model.calibration["measures"], **quality)
         if warning:
             print(f"warning: {warning}", file=sys.stderr)

@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QDockWidget,
@@ -236,6 +243,10 @@ class MainWindow(QMainWindow):
         quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit, "Quit")
         self.train_action = self._action("&Train", self.train_when_ready, "Ctrl+T",
                                          "Train a model on the open collection")
+        # A disabled action takes no shortcut: while a setting is refused, Ctrl+T still shows
+        # the field and says why (enabled only then, so the two never share the key).
+        self.refused_train = QShortcut(QKeySequence("Ctrl+T"), self, self.train_when_ready)
+        self.refused_train.setEnabled(False)
         self.pause_action = self._action("&Pause / resume", tp.toggle_pause, "Ctrl+P",
                                          "Pause or resume training")
         self.stop_action = self._action("&Stop training", tp.stop_training, "Ctrl+.",
@@ -469,6 +480,7 @@ class MainWindow(QMainWindow):
         # or trains once the collection being loaded is open).
         _, problem = tp.form.problem()
         self.train_action.setEnabled(not tp.is_training() and not problem)
+        self.refused_train.setEnabled(not tp.is_training() and bool(problem))
         self.train_action.setToolTip(f"Cannot train: {problem}" if problem else
                                      "Train a model on the open collection (Ctrl+T)")
         self.pause_action.setEnabled(tp.is_training())
@@ -476,7 +488,7 @@ class MainWindow(QMainWindow):
         self.training_label.setVisible(tp.is_training())
         self.query_panel.set_training(tp.training_collection())
         paused = tp.is_paused()
-        self.training_label.setText(tp.activity())
+        self.training_label.setText(tp.brief_activity())
         self.training_label.setStyleSheet("color: #495057; font-weight: bold;" if paused
                                           else "color: #d9480f; font-weight: bold;")
 

@@ -53,6 +53,7 @@ class Task(QThread):
         self._pausable = pausable
         self._stop = threading.Event()
         self._pause = threading.Event()
+        self._hold = threading.Event()
         self._lock = threading.Lock()
         self._pending: list = []
         self._last_emit = 0.0
@@ -62,6 +63,7 @@ class Task(QThread):
     def stop(self) -> None:
         self._stop.set()
         self._pause.clear()
+        self._hold.clear()
 
     @property
     def was_stopped(self) -> bool:
@@ -76,6 +78,19 @@ class Task(QThread):
     @property
     def paused(self) -> bool:
         return self._pause.is_set()
+
+    def set_held(self, held: bool) -> None:
+        """Make a pausable task wait as a pause would, for the app's own work rather than the
+        user (a training's steps wait while a method for the open model finishes indexing, so
+        that their rate, and the time left, is theirs)."""
+        if held:
+            self._hold.set()
+        else:
+            self._hold.clear()
+
+    @property
+    def held(self) -> bool:
+        return self._hold.is_set()
 
     # -- the worker side ------------------------------------------------------------------------
     def _progress(self, event) -> None:
@@ -103,7 +118,7 @@ class Task(QThread):
     def run(self) -> None:
         hooks = {"progress": self._progress, "should_stop": self._stop.is_set}
         if self._pausable:
-            hooks["should_pause"] = self._pause.is_set
+            hooks["should_pause"] = lambda: self._pause.is_set() or self._hold.is_set()
         try:
             func = self._func
             if isinstance(func, str):

@@ -113,8 +113,9 @@ def test_the_measured_model_is_listed_and_answers_while_it_is_trained_again(
     # labelled as what it is, and the progress names the second run
     assert "(measured; being trained again on every document;" in window.model_label.text()
     assert "answers queries meanwhile" in tp.status_label.text()
-    qtbot.waitUntil(lambda: window.training_label.text().startswith(
-        "Training again on every document: epoch 1 of 3"), timeout=30_000)
+    qtbot.waitUntil(lambda: "epoch 1 of 3" in window.training_label.text() and
+                    window.training_label.text().endswith("· Training again on every document"),
+                    timeout=30_000)
     # the numbers are the second run's (its first step, held), not the measured run's last
     step = held.step
     assert step.step == 1 and step.epoch == 1

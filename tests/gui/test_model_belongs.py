@@ -129,3 +129,10 @@ def test_a_training_that_ends_after_a_switch_does_not_answer_for_the_new_collect
     # The form now shows the open collection's defaults (suggested for its size), not the
     # finished run's settings.
     assert panel.form.settings() == collection_defaults(window.state.collection)[0]
+    # and under "Ready to train on" the other collection ("training") neither the plot nor
+    # the numbers are the finished run's, which trained gui_collection
+    said = panel.status_label.text()
+    assert "Ready to train on <b>training</b>" in said and "Not opened" in said
+    panel.plot.redraw()
+    assert not panel.plot.steps and not panel.plot.epoch_steps and not panel.plot.val_steps
+    assert panel.step_label.text() == panel.loss_label.text() == "–"

@@ -44,7 +44,7 @@ def test_step_axes_have_whole_steps(qtbot):
 def test_the_uniform_guess_says_a_random_start_is_near_it(qtbot):
     plot = LossPlot()
     qtbot.addWidget(plot)
-    plot.set_scale(1.5, 40)
+    plot.set_uniform_guess(40)
     assert plot.uniform.label.toPlainText() == \
         f"uniform guess: log |C| = {math.log(40):.2f}; a random start is near it, above or below"
 
@@ -81,9 +81,9 @@ def test_the_cli_and_the_app_read_the_same_losses(tmp_path, capsys):
               if k != "epochs"]]
     assert main(args) == 0
     model = load_model(out)
-    last, weight = model.history[-1], model.settings["mean_weight"]
+    last = model.history[-1]
     printed = capsys.readouterr().out
     n_people = load_collection(GUI_COLLECTION).n_people
-    assert (f"cross-entropy per instance {last['train_loss'] / weight:.3f} (training), "
-            f"{last['val_loss'] / weight:.3f} (validation) nats; a uniform guess scores "
+    assert (f"weighted cross-entropy per instance {last['train_loss']:.3f} (training), "
+            f"{last['val_loss']:.3f} (validation) nats; a uniform guess scores "
             f"log |C| = {math.log(n_people):.3f}") in printed

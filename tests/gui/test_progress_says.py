@@ -7,7 +7,7 @@ import pytest
 from gui_helpers import GUI_COLLECTION, open_collection, save_random_model, set_training
 
 from expert_gui.core.data.loading import load_collection
-from expert_gui.core.evaluation.calibration import TrainingStage
+from expert_gui.core.evaluation.calibration import INDEXING, TrainingStage
 from expert_gui.core.evaluation.every_document import retrained
 
 pytestmark = pytest.mark.gui
@@ -40,7 +40,7 @@ def test_the_calibration_names_what_runs_between_its_counts(qtbot, window):
     said = [e.text for e in events if isinstance(e, TrainingStage)]
     calibrating = [t.split(": ", 1)[1] for t in said if t.startswith("Calibrating") and ": " in t]
     for step in ("ranking with auto's members", "choosing auto's weights",
-                 "measuring auto's members, auto and the ensemble", "indexing for LSI",
+                 "measuring auto's members, auto and the ensemble", f"indexing for LSI{INDEXING['lsi']}",
                  "ranking with LSI", "measuring LSI"):
         assert step in calibrating, (step, calibrating)
     # Once the model is written, the run says so before it opens the model (which takes a

@@ -173,3 +173,26 @@ def test_the_device_stays_whole_when_the_other_labels_crowd_the_bar(qtbot, windo
     qtbot.wait(200)  # the bar is laid out in more than one pass: let it settle
     device = window.device_label
     assert QLabel.text(device) == device.text()
+
+
+def test_the_status_bar_keeps_the_time_left_of_a_stage(qtbot, window, monkeypatch):
+    """The bar cut the part that matters: "Training again on every document: epoch 2 of 5,
+    about 1…"."""
+    from expert_gui.core.evaluation.calibration import TrainingStage
+
+    window.resize(1000, 700)
+    open_collection(qtbot, window)
+    tp = window.training_panel
+    monkeypatch.setattr(tp, "is_training", lambda: True)
+    tp._stage = TrainingStage("Training again on every document: epoch 2 of 5, about 1 min "
+                              "left", 30, 60)
+    window._update_training_actions()
+    label = window.training_label
+    qtbot.waitUntil(label.isVisible, timeout=5_000)
+    qtbot.wait(300)  # the bar is laid out in more than one pass: let it settle
+    shown = QLabel.text(label)
+    assert shown != label.text()  # cut: the bar is narrow
+    assert shown.startswith("50%, epoch 2 of 5, about 1 min left")
+    assert label.text() == ("50%, epoch 2 of 5, about 1 min left · Training again on every "
+                            "document")
+    tp._stage = None

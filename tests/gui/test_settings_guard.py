@@ -111,3 +111,22 @@ def test_a_typed_value_out_of_range_is_kept_and_named_not_clamped(qtbot, window)
     assert w.value() == pytest.approx(0.99)
     window.training_panel.form.widgets["window"].stepBy(-10)  # 8 down to its least, 1
     assert window.training_panel.form.values()["window"] == 1
+
+
+def test_ctrl_t_on_another_panel_with_a_refused_value_says_why_and_shows_the_field(qtbot,
+                                                                                   window):
+    """Ctrl+T pressed on another tab with a refused value did nothing and said nothing: the
+    disabled Train action took no shortcut."""
+    open_collection(qtbot, window)
+    panel = window.training_panel
+    panel.form.set_value("eps", 0.0)
+    window.show_panel("Query")
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    edit = window.query_panel.query_edit
+    edit.setFocus()
+    qtbot.keyClick(edit, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    assert "Cannot train: eps must be in (0, 1)" in window.statusBar().currentMessage()
+    assert not panel.is_training() and not window.train_action.isEnabled()
+    assert not window.docks["Training"].visibleRegion().isEmpty()  # raised, its field marked
+    qtbot.waitUntil(panel.form.widgets["eps"].hasFocus, timeout=5000)

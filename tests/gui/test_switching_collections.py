@@ -55,14 +55,13 @@ def test_an_opened_model_shows_its_own_training(qtbot, window):
     qtbot.waitUntil(lambda: window.state.model_path == folder, timeout=30_000)
     history = model.history
     assert panel.plot.epoch_steps == [h["step"] for h in history]
-    weight = model.settings["mean_weight"]
-    assert panel.plot.epoch_losses == pytest.approx([h["train_loss"] / weight for h in history])
-    assert panel.plot.val_losses == pytest.approx([h["val_loss"] / weight for h in history])
+    assert panel.plot.epoch_losses == pytest.approx([h["train_loss"] for h in history])
+    assert panel.plot.val_losses == pytest.approx([h["val_loss"] for h in history])
     total = model.settings["total_steps"]
     assert panel.step_label.text() == f"{total:,} / {total:,} (epoch 2 of 2)"
     last = history[-1]
     assert panel.loss_label.text() == \
-        f"{last['train_loss'] / weight:.3f} (epoch mean) / {last['val_loss'] / weight:.3f}"
+        f"{last['train_loss']:.3f} (epoch mean) / {last['val_loss']:.3f}"
     said = panel.status_label.text()  # the history kept is the measured run's (issue 29)
     assert "Open model: gui-trained. The held-out figures are of the model measured" in said
     assert "The plot shows the training of the model measured: each epoch's mean loss" in said

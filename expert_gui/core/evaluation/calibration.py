@@ -16,6 +16,7 @@ epoch to keep.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -80,6 +81,9 @@ class TrainingStage:
 
 
 PHASES = ("steps", "held-out MAP", "calibration", "saving")
+# What an index waits for where its count stands still: LSI's SVD is one call with no progress
+# of its own (30-45 s behind "83%" on a loaded two-core machine).
+INDEXING = {"lsi": " (an SVD fitting its latent topics, one step without a count)"}
 
 
 class PhaseTimes:
@@ -105,23 +109,16 @@ class PhaseTimes:
 
 
 @dataclass(frozen=True)
-class LossScale:
-    """The first event of a run: how to read its losses. Eq. 3 weighs each instance's
-    cross-entropy by |d_max| / |d|, so the loss per instance is about `mean_weight` times the
-    cross-entropy; a uniform guess over the `n_people` candidates scores log |C| of it."""
+class UniformGuess:
+    """The first event of a run: its `n_people` candidates, whose uniform guess scores log |C|
+    on the losses shown (`net.weighted_mean_loss`): the line the plot marks, and the loss a
+    model must beat to have learned anything."""
 
-    mean_weight: float
     n_people: int
 
-    def per_instance(self, loss: float) -> float:
-        """Eq. 3's loss per instance as cross-entropy per instance (nats), as the app plots
-        it and the CLI prints it."""
-        return loss / self.mean_weight if self.mean_weight > 0 else loss
-
-    @classmethod
-    def of_model(cls, model) -> LossScale:
-        """The scale of a saved model's history (1: a model saved before it was recorded)."""
-        return cls(float(model.settings.get("mean_weight") or 1.0), model.n_people)
+    @property
+    def loss(self) -> float:
+        return math.log(self.n_people) if self.n_people > 1 else 0.0
 
 
 def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(), *,
@@ -142,15 +139,13 @@ def train_and_calibrate(split: HeldOut, settings: TrainSettings = TrainSettings(
     """
     from expert_gui.core.store.storage import save_model
     from expert_gui.core.train import distributed
-    from expert_gui.core.train.instances import mean_weight
     from expert_gui.core.train.net import ranking_device
     from expert_gui.core.train.trainer import train  # torch: only when training
 
     has_queries = len(split.documents) > 0
     n = len(split.documents)
     tell = progress or (lambda event: None)
-    tell(LossScale(mean_weight(split.training, settings.window, settings.overlapping),
-                   split.training.n_people))
+    tell(UniformGuess(split.training.n_people))
     measure = held_out_map(split) if has_queries else None
 
     def score(params: dict, epoch: int) -> float:
@@ -292,7 +287,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     measure("ensemble", ensemble.person_ids, fused, fused_knows)
     del zs, auto, fused
     for method in others:
-        doing(f"indexing for {METHOD_LABELS[method]}")
+        doing(f"indexing for {METHOD_LABELS[method]}" + INDEXING.get(method, ""))
         ranker = build(method)
         doing(f"ranking with {METHOD_LABELS[method]}")
         values, knows = np.zeros((n, len(ranker.person_ids))), np.zeros(n, dtype=bool)

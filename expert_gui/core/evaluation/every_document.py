@@ -56,12 +56,11 @@ def train_on_every_document(measured: LogLinearModel, split: HeldOut, settings: 
 
     `progress(text, done, total, step=None)` says what runs ("Training again on every
     document: epoch 2 of 5, about 1 min left") and counts its steps; `step` is the run's own
-    step event with its losses per instance (cross-entropy in nats, by this run's mean weight),
+    step event with its losses (`net.weighted_mean_loss`, as the measured run's),
     for the numbers a window shows. The caller makes them a calibration.TrainingStage, not step
     events of the run, which would start the measured run's curve again. No checkpoints: a run
     cut short keeps the measured model, saved before this starts (the app answers with it
     meanwhile)."""
-    from expert_gui.core.train.instances import mean_weight
     from expert_gui.core.train.trainer import TrainProgress, train
 
     tell = progress or (lambda text, done=0, total=0, step=None: None)
@@ -70,17 +69,11 @@ def train_on_every_document(measured: LogLinearModel, split: HeldOut, settings: 
     again = replace(settings, epochs=epochs, early_stopping=False, checkpoint_every=0,
                     checkpoint_minutes=0.0)
     text = "Training again on every document"
-    weight = mean_weight(collection, settings.window, settings.overlapping)
-
-    def per_instance(loss: float | None) -> float | None:
-        return None if loss is None else loss / weight
-
     def forward(event) -> None:
         if isinstance(event, TrainProgress):
             left = f", about {format_duration(event.eta_s)} left" if event.eta_s < 1e9 else ""
             tell(f"{text}: epoch {event.epoch} of {event.epochs}{left}", event.step,
-                 event.total_steps, replace(event, train_loss=per_instance(event.train_loss),
-                                            val_loss=per_instance(event.val_loss)))
+                 event.total_steps, event)
 
     tell(f"{text}: all {collection.n_documents:,} (the {len(split.documents):,} held out "
          f"included), {epochs} epoch{'s' if epochs != 1 else ''}", 0, 0)

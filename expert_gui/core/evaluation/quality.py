@@ -145,39 +145,45 @@ def _auto_holds_up(measures, baseline: str) -> bool:
         auto >= measures[baseline]["AP"] - AUTO_TOLERANCE
 
 
-def training_advice(settings: Mapping, collection) -> str:
-    """What to change for a model trained with `settings` (its settings dict) on `collection`
-    that learned little: the settings suggested for the collection (what the form's Reset
-    gives) where the model's differ from them, else the honest answer (its people have too
-    little text each, and what would help)."""
+def training_advice(model, collection) -> str:
+    """What to change for `model`, trained on `collection`, that learned little: the settings
+    suggested for the collection (what the form's Reset gives) where the model's differ from
+    them, else what to rank with instead (its people have too little text each). Step counts
+    are the ones the runs take: the model's own, and the suggested run's on the same documents
+    (without the held-out ones its calibration records)."""
+    import numpy as np
+
+    from expert_gui.core.train.instances import count_instances
     from expert_gui.core.train.settings import (
         HOW_IT_RUNS,
         TrainSettings,
         describe_settings,
         suggested_settings,
     )
-    from expert_gui.core.train.shape import Shape, steps_per_epoch
+    from expert_gui.core.train.shape import Shape, run_steps
 
-    trained = TrainSettings.from_dict(dict(settings))
+    trained = TrainSettings.from_dict(dict(model.settings))
+    took = int(model.settings.get("steps", 0))
     found = suggested_settings(collection.source, TrainSettings(), collection=collection)
     differ = [f for f in found.settings.to_dict() if f not in (*HOW_IT_RUNS, "seed")
               and getattr(trained, f) != getattr(found.settings, f)]
-    shape = Shape.of(collection, trained.window, trained.overlapping)
     if differ:
-        def run(s: TrainSettings) -> str:
-            windows = Shape.of(collection, s.window, s.overlapping).windows
-            n = s.epochs * steps_per_epoch(windows, s.batch_size)
-            return f" ({n:,} steps)" if {"batch_size", "epochs"} & set(differ) else ""
-
-        return (f"it was trained with {describe_settings(trained, differ)}{run(trained)}; "
-                "train it again with the settings suggested for this collection: "
-                f"{describe_settings(found.settings, differ)}{run(found.settings)}")
-    steps = trained.epochs * steps_per_epoch(shape.windows, trained.batch_size)
-    return (f"its people have too little text each for the log-linear model to learn them in "
-            f"{steps:,} steps ({shape.text()}), and the baselines, which match their exact "
-            "words, do better; many more epochs would raise this held-out MAP by memorising who "
-            "wrote what (on AMiner that made answers to queries from outside the collection "
-            "worse), and more of each person's documents (a larger export) would help")
+        held = (model.calibration or {}).get("held_out", {}).get("documents", ())
+        index = collection.doc_index
+        without = np.array([index[d] for d in held if d in index], dtype=np.int64)
+        s = found.settings
+        steps = run_steps(count_instances(collection, s.window, s.overlapping, without), s)
+        sizes = {"batch_size", "epochs"} & set(differ)
+        return (f"it was trained with {describe_settings(trained, differ)}"
+                + (f" ({took:,} steps)" if sizes else "")
+                + "; train it again with the settings suggested for this collection: "
+                + describe_settings(s, differ) + (f" ({steps:,} steps)" if sizes else ""))
+    shape = Shape.of(collection, trained.window, trained.overlapping)
+    single = shape.single_document_people / shape.people if shape.people else 0.0
+    return (f"its people have too little text each (median {shape.median_length:,.0f} words a "
+            f"document, {single:.0%} with one document) for the log-linear model to learn them "
+            f"in the {took:,} steps it took, and more epochs would only memorise who wrote "
+            "what; rank with auto or a baseline (the method list), which match exact words")
 
 
 def held_out_shortfall(collection, documents: int | None = None, settings=None) -> str:

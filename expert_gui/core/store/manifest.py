@@ -59,6 +59,11 @@ def _people(value, where: str) -> None:
                                             f"{len(value['ids'])} people")
 
 
+# What the history's losses are, in the manifest's settings["loss"]: train.net's
+# `weighted_mean_loss` (log |C| for a uniform guess). A model without it kept Eq. 3's values
+# (the weighted sum per instance, the training loss with the L2 term), which no yardstick reads.
+LOSS = "weighted cross-entropy, nats per instance"
+
 _HISTORY_ENTRY = obj({"epoch": integer(1)}, {"step": integer(0), "train_loss": number,
                                              "val_loss": optional(number)}, other=json_value)
 
@@ -140,11 +145,13 @@ def _calibration(value, where: str) -> None:
 OPTIONAL_MODEL_KEYS: dict[str, Check] = {"calibration": _calibration,
                                          "collection_format": nonempty_string}
 
+# `epoch_weight`: the weights summed with `epoch_loss` (a checkpoint without it counted
+# instances, `epoch_instances`, and summed Eq. 3's values).
 _RUN = obj({"epoch": integer(0), "batch": integer(0), "step": integer(0),
-            "epoch_loss": number, "epoch_instances": integer(0),
-            "best_val": optional(number),
+            "epoch_loss": number, "best_val": optional(number),
             "best_epoch": integer(0), "bad_epochs": integer(0),
-            "history": list_of(_HISTORY_ENTRY)})
+            "history": list_of(_HISTORY_ENTRY)},
+           {"epoch_weight": number, "epoch_instances": integer(0)})
 CHECKPOINT_KEYS: dict[str, Check] = {
     **_COMMON_KEYS,
     "param_groups": list_of(obj({}, other=json_value), min_length=1),

@@ -69,7 +69,7 @@ def wrap(net: torch.nn.Module, ctx: DistContext, device: torch.device) -> torch.
 
 
 def mean(value: torch.Tensor, ctx: DistContext) -> torch.Tensor:
-    """The mean of a scalar tensor over processes (the value itself in one process), left on
+    """The mean of a tensor over processes (the value itself in one process), left on
     the device: on NCCL the all-reduce is queued like any kernel, so the host does not wait."""
     if not ctx.active:
         return value

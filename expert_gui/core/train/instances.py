@@ -69,21 +69,22 @@ def _windows_per_document(collection: Collection, window: int,
     return np.where(has_people, per_doc, 0), lengths, d_max
 
 
-def count_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> int:
+def count_instances(collection: Collection, window: int = 8, overlapping: bool = False,
+                    without: np.ndarray | None = None) -> int:
     """How many windows `make_instances` cuts, without cutting them: what the suggested settings
-    (shape.py) size the batches and epochs by, and the memory check (memory.py) counts."""
+    (shape.py) size the batches and epochs by, and the memory check (memory.py) counts.
+    `without`: documents (indices) left out, as a run on held-out documents leaves them."""
     per_doc, _, _ = _windows_per_document(collection, window, overlapping)
+    if without is not None:
+        per_doc = per_doc.copy()
+        per_doc[without] = 0
     return int(per_doc.sum())
 
 
-def mean_weight(collection: Collection, window: int = 8, overlapping: bool = False) -> float:
-    """The mean of the instances' weights |d_max| / |d|, without making the instances: what a
-    uniform guess's loss per instance, log |C|, is multiplied by in Eq. 3."""
-    per_doc, lengths, d_max = _windows_per_document(collection, window, overlapping)
-    used = per_doc > 0
-    if not used.any():
-        return 1.0
-    return float(np.sum(per_doc[used] * (d_max / lengths[used])) / np.sum(per_doc[used]))
+def validation_count(n: int, fraction: float) -> int:
+    """How many of n instances a run keeps for its validation loss (at least one, and never
+    all, when the fraction is above 0)."""
+    return min(max(int(round(n * fraction)), 1), n - 1) if fraction > 0 else 0
 
 
 def make_instances(collection: Collection, window: int = 8, overlapping: bool = False) -> Instances:

@@ -125,17 +125,25 @@ class LogLinearNet(nn.Module):
                                     batch_size, self.chunk, self.compute_dtype)
 
     @torch.no_grad()
-    def add_penalty(self, l2: float, batch_size: int) -> torch.Tensor:
-        """Eq. 3's lambda / (2m) (||W_p||^2 + ||W_c||^2): adds its gradient, lambda/m W, to the
-        gradients already there (one foreach add, instead of autograd's passes) and returns its
-        value as a float64 tensor on the device, unread."""
+    def add_penalty(self, l2: float, batch_size: int) -> None:
+        """The gradient of Eq. 3's lambda / (2m) (||W_p||^2 + ||W_c||^2), lambda/m W, added to
+        the gradients already there (one foreach add, instead of autograd's passes). Its value
+        is not part of the loss shown (`weighted_mean_loss`)."""
         weights = [self.word_embeddings, self.candidate_weights]
         for w in weights:
             if w.grad is None:
                 w.grad = torch.zeros_like(w)
-        squares = [torch.dot(w.view(-1), w.view(-1)).double() for w in weights]
         torch._foreach_add_([w.grad for w in weights], weights, alpha=l2 / batch_size)
-        return (squares[0] + squares[1]) * (l2 / (2 * batch_size))
+
+
+def weighted_mean_loss(loss_sum: float, weight_sum: float) -> float:
+    """The loss the app, the CLI and the manifest show, for training and validation alike:
+    sum_i w_i H(p_i, q_i) / sum_i w_i over the instances, with Eq. 3's weights w_i =
+    |d_max| / |d|, in nats per instance, without the L2 term. A uniform guess over the people
+    scores log |C| on every instance, so it scores log |C| here too; Eq. 3's own value (w_i
+    averaging 46 on DPDK, plus lambda/(2m) times the squared norms, which grow with the
+    vocabulary) has no such yardstick. `weight_sum` is never 0: every weight is at least 1."""
+    return loss_sum / weight_sum
 
 
 # -- set-up -------------------------------------------------------------------------------------

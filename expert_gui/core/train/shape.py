@@ -84,6 +84,15 @@ def steps_per_epoch(windows: int, batch_size: int) -> int:
     return -(-windows // batch_size)
 
 
+def run_steps(windows: int, settings) -> int:
+    """The steps a run of `settings` takes on `windows` training windows, as the trainer counts
+    them: its epochs of the windows left after the validation share is kept aside."""
+    from expert_gui.core.train.instances import validation_count
+
+    kept = windows - validation_count(windows, settings.validation_fraction)
+    return settings.epochs * steps_per_epoch(kept, settings.batch_size)
+
+
 def suggest(shape: Shape, batch_size: int, epochs: int, fixed: Iterable[str] = ()
             ) -> tuple[int, int, dict[str, str]]:
     """The batch size and epochs this shape needs, from the ones given (the paper's, or a

@@ -4,8 +4,8 @@ At the paper's batch of 1,024 a GPU does a step's arithmetic in well under a mil
 cost is the host's: batches built in numpy and copied over, the loss read back (a host sync)
 after every step, and about ninety small kernel launches. Here the instance arrays stay on the
 device for the whole run and each batch is gathered there from a device permutation
-(`DeviceInstances`); the loss, penalty included, is summed on the device and read only when the
-loop asks (`Stepper.read`); the penalty's gradient is one foreach add. On one CUDA GPU the whole
+(`DeviceInstances`); the weighted cross-entropy and the weights are summed on the device and read
+only when the loop asks (`Stepper.read`); the penalty's gradient is one foreach add. On one CUDA GPU the whole
 step is captured once in a CUDA graph and replayed (`GraphStepper`, `TrainSettings.cuda_graphs`,
 on by default): one launch instead of about 125 per step, 1.27 M instances/s on an H100 against
 0.32 M eager (docs/results/gpu.md).
@@ -101,27 +101,30 @@ class EpochPlan:
 
 
 class Stepper:
-    """Optimiser steps on device batches. The loss of every step (Eq. 3 with the penalty,
-    times the batch's size) is added to `loss_sum` on the device, in float64, in step order;
-    `read` is the one place the host waits for the device."""
+    """Optimiser steps on device batches. Every step adds its sum of weighted cross-entropies
+    (Eq. 3's first term times the batch's size) and its sum of weights |d_max| / |d| to `sums`
+    on the device, in float64, in step order: their ratio is the loss the app shows (net.py's
+    `weighted_mean_loss`). `read` is the one place the host waits for the device."""
 
     def __init__(self, model, net, optimizer, data: DeviceInstances, l2: float,
                  dist: distributed.DistContext):
         self.model, self.net, self.optimizer, self.data = model, net, optimizer, data
         self.l2, self.dist = l2, dist
-        self.loss_sum = torch.zeros((), dtype=torch.float64, device=data.device)
+        self.sums = torch.zeros(2, dtype=torch.float64, device=data.device)
 
     @property
     def path(self) -> str:
         """How the steps run, for the user: "CPU", "GPU (eager)", "Apple GPU (MPS)"."""
         return _PATHS.get(self.data.device.type, self.data.device.type)
 
-    def start_epoch(self, loss_sum: float) -> None:
-        self.loss_sum.fill_(loss_sum)
+    def start_epoch(self, loss_sum: float, weight_sum: float) -> None:
+        self.sums.copy_(torch.tensor([loss_sum, weight_sum], dtype=torch.float64))
 
-    def read(self) -> float:
-        """The epoch's loss sum so far (waits for the steps queued before it)."""
-        return float(self.loss_sum)
+    def read(self) -> tuple[float, float]:
+        """The epoch's sums so far, of weighted cross-entropies and of weights (waits for the
+        steps queued before it)."""
+        loss_sum, weight_sum = self.sums.tolist()
+        return loss_sum, weight_sum
 
     def step(self, plan: EpochPlan, b: int) -> int:
         """Queue the step of batch b; returns the batch's number of instances."""
@@ -130,20 +133,22 @@ class Stepper:
         return n
 
     def forward_backward(self, batch, n: int) -> torch.Tensor:
-        """The cross-entropy of a batch of n instances (this process's share), and its gradient."""
+        """The weighted cross-entropy of a batch of n instances (this process's share) and the
+        sum of the share's weights, both times world_size; and the cross-entropy's gradient."""
         self.optimizer.zero_grad(set_to_none=True)
         # DDP averages gradients over processes: scaling each share by world_size makes the
-        # average the gradient of the whole batch's loss.
+        # average the gradient of the whole batch's loss (and the average weight sum the
+        # whole batch's).
         ce = self.model(*batch, n) * self.dist.world_size
         ce.backward()
-        return ce
+        weights = batch[4].sum().double() * self.dist.world_size
+        return torch.stack([ce.detach().double() * n, weights])
 
-    def update(self, ce: torch.Tensor, n: int) -> None:
-        """The penalty's gradient, the optimiser's step, and the loss added to the sum."""
-        penalty = self.net.add_penalty(self.l2, n)
+    def update(self, sums: torch.Tensor, n: int) -> None:
+        """The penalty's gradient, the optimiser's step, and the batch's sums added."""
+        self.net.add_penalty(self.l2, n)
         self.optimizer.step()
-        loss = distributed.mean(ce.detach(), self.dist).double() + penalty
-        self.loss_sum.add_(loss * n)
+        self.sums.add_(distributed.mean(sums, self.dist))
 
 
 class GraphStepper(Stepper):

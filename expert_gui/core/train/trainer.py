@@ -23,6 +23,7 @@ from expert_gui.core.data.collection import Collection
 from expert_gui.core.data.text import TextSettings
 from expert_gui.core.errors import ModelFileError, TrainingError
 from expert_gui.core.model.loglinear import LogLinearModel
+from expert_gui.core.store.manifest import LOSS
 from expert_gui.core.store.outputs import locked
 from expert_gui.core.store.storage import (
     CHECKPOINT_DIR,
@@ -33,7 +34,7 @@ from expert_gui.core.store.storage import (
     save_model,
 )
 from expert_gui.core.train import distributed
-from expert_gui.core.train.instances import count_instances, make_instances, mean_weight
+from expert_gui.core.train.instances import count_instances, make_instances, validation_count
 from expert_gui.core.train.memory import check_memory
 from expert_gui.core.train.net import (
     LogLinearNet,
@@ -41,6 +42,7 @@ from expert_gui.core.train.net import (
     initial_parameters,
     make_optimizer,
     select_device,
+    weighted_mean_loss,
 )
 from expert_gui.core.train.settings import TrainSettings
 from expert_gui.core.train.step import DeviceInstances, make_stepper
@@ -63,7 +65,8 @@ EPOCH_CHECKPOINT_RATIO = 10
 class TrainProgress:
     """One training step, as plain numbers (val_loss is None until the first validation).
 
-    `train_loss` is the mean loss of the steps since the loss was last read from the device
+    Both losses are `weighted_mean_loss` (nats per instance, log |C| for a uniform guess).
+    `train_loss` is that of the steps since the loss was last read from the device
     (every step on the CPU, about every 100 ms on a GPU: READ_EVERY_S; `loss_is_new` when that
     read was at this step), so that a GPU never waits for the host between two reads."""
 
@@ -87,7 +90,7 @@ _DEVICE_OPTIONS = ("capturable", "foreach", "fused")
 
 def split_validation(n: int, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Training and held-out instance indices; every instance is in exactly one of them."""
-    n_val = min(max(int(round(n * fraction)), 1), n - 1) if fraction > 0 else 0
+    n_val = validation_count(n, fraction)
     order = np.random.default_rng([seed, 1]).permutation(n)
     return np.sort(order[n_val:]), np.sort(order[:n_val])
 
@@ -199,19 +202,18 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         plan = data.plan(epoch_order(train_idx, settings.seed, run.epoch), settings.batch_size,
                          dist)
         losses.start_epoch(run)
-        meter.restart()  # the epoch's rate leaves out the measures after the last one
+        meter.skip()  # the rate leaves out the epoch's end (its validation and measures)
         while run.batch < run.steps_per_epoch:
             paused = _wait_while_paused(should_pause, should_stop)
             if paused is None:
                 stopped = True
                 break
             if paused:  # neither the speed nor the time to the next checkpoint counts a pause
-                meter.restart()
+                meter.skip()
                 saved_at += paused
             n = stepper.step(plan, run.batch)
             run.step += 1
             run.batch += 1
-            run.epoch_instances += n
             checkpoint_due = (settings.checkpoint_every
                               and run.step % settings.checkpoint_every == 0) or (
                 settings.checkpoint_minutes and not dist.active
@@ -228,7 +230,9 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         losses.read(run)  # when stopped: the steps since the last read
         if stopped:
             break
+        ending = time.perf_counter()
         _end_epoch(run, net, data, val_idx, settings, epoch_score)
+        meter.epoch_end_s = time.perf_counter() - ending
         if progress is not None and dist.is_main:
             progress(meter.event(run, total_steps, settings, run.history[-1]["train_loss"],
                                  device, loss_is_new=False, path=stepper.path))
@@ -237,8 +241,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         if settings.checkpoint_every and run.epoch < settings.epochs and epoch_end_due():
             save()  # a small collection may never reach checkpoint_every steps before a kill
     save()
-    model = _to_model(net, run, settings, collection, word_vectors, stopped,
-                      weight=mean_weight(collection, settings.window, settings.overlapping))
+    model = _to_model(net, run, settings, collection, word_vectors, stopped)
     if finish is not None and not stopped and dist.is_main:
         model = finish(model)
     if out_dir is not None and dist.is_main:
@@ -254,8 +257,8 @@ class _Run:
     epoch: int = 0
     batch: int = 0
     step: int = 0
-    epoch_loss: float = 0.0
-    epoch_instances: int = 0
+    epoch_loss: float = 0.0  # the epoch's sum of weighted cross-entropies so far
+    epoch_weight: float = 0.0  # and of their weights
     best_val: float = math.inf
     best_epoch: int = 0
     bad_epochs: int = 0
@@ -266,7 +269,7 @@ class _Run:
         self.history = [] if self.history is None else self.history
 
     def state(self) -> dict:
-        keys = ("epoch", "batch", "step", "epoch_loss", "epoch_instances", "best_val",
+        keys = ("epoch", "batch", "step", "epoch_loss", "epoch_weight", "best_val",
                 "best_epoch", "bad_epochs", "history")
         state = {k: getattr(self, k) for k in keys}
         if state["best_val"] == math.inf:  # no validation yet; JSON has no infinity
@@ -284,14 +287,12 @@ class _LossReads:
     def __init__(self, stepper, checkpoint: Path | None, dist, run: _Run, every_s: float):
         self.stepper, self.checkpoint, self.dist = stepper, checkpoint, dist
         self.every_s = every_s
-        self.last = math.nan  # mean loss of the steps between the last two reads
+        self.last = math.nan  # the loss of the steps between the last two reads
         self.step = run.step  # the step of the last read (or of the checkpoint resumed)
-        self.instances = run.epoch_instances  # the epoch's instances at the last read
         self.time: float | None = None  # when the last read was; None before the first
 
     def start_epoch(self, run: _Run) -> None:
-        self.stepper.start_epoch(run.epoch_loss)
-        self.instances = run.epoch_instances
+        self.stepper.start_epoch(run.epoch_loss, run.epoch_weight)
 
     def due(self, run: _Run) -> bool:
         if self.time is None or self.every_s == 0:
@@ -303,7 +304,7 @@ class _LossReads:
     def read(self, run: _Run) -> None:
         if self.step == run.step:
             return
-        total = self.stepper.read()
+        total, weight = self.stepper.read()
         if not math.isfinite(total):
             first = self.step + 1
             steps = f"step {run.step}" if first == run.step else f"steps {first}-{run.step}"
@@ -312,16 +313,16 @@ class _LossReads:
             raise TrainingError(
                 f"the training loss became {total} in {steps} (epoch {run.epoch + 1}); "
                 f"training stopped{where}. Try a lower learning rate.")
-        if run.epoch_instances > self.instances:
-            self.last = (total - run.epoch_loss) / (run.epoch_instances - self.instances)
-        run.epoch_loss, self.instances = total, run.epoch_instances
+        if weight > run.epoch_weight:
+            self.last = weighted_mean_loss(total - run.epoch_loss, weight - run.epoch_weight)
+        run.epoch_loss, run.epoch_weight = total, weight
         self.step, self.time = run.step, time.perf_counter()
 
 
 @torch.no_grad()
 def validation_loss(net: LogLinearNet, data: DeviceInstances, idx: np.ndarray,
                     batch_size: int = 4096) -> float | None:
-    """Weighted mean cross-entropy of Eq. 3 (without the penalty) over held-out instances."""
+    """`weighted_mean_loss` over held-out instances, as the steps sum it for training."""
     if len(idx) == 0:
         return None
     device_idx = torch.from_numpy(idx).to(data.device)
@@ -330,14 +331,14 @@ def validation_loss(net: LogLinearNet, data: DeviceInstances, idx: np.ndarray,
     for b, start in enumerate(range(0, len(idx), batch_size)):
         batch = data.batch(device_idx[start:start + batch_size], int(n_targets[b]))
         total += net(*batch, 1).double()
-    return float(total) / len(idx)
+    return weighted_mean_loss(float(total), float(data.weights[device_idx].double().sum()))
 
 
 def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings,
                epoch_score=None) -> None:
     val = validation_loss(net, data, val_idx)
     entry = {"epoch": run.epoch + 1, "step": run.step,
-             "train_loss": run.epoch_loss / max(run.epoch_instances, 1), "val_loss": val}
+             "train_loss": weighted_mean_loss(run.epoch_loss, run.epoch_weight), "val_loss": val}
     criterion = val  # lower is better
     if epoch_score is not None:
         entry["held_out_map"] = epoch_score(
@@ -346,7 +347,7 @@ def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings,
     run.history.append(entry)
     run.epoch += 1
     run.batch = 0
-    run.epoch_loss, run.epoch_instances = 0.0, 0
+    run.epoch_loss, run.epoch_weight = 0.0, 0.0
     if criterion is not None and criterion < run.best_val:
         run.best_val, run.best_epoch, run.bad_epochs = criterion, run.epoch, 0
         if settings.early_stopping:
@@ -374,7 +375,9 @@ class _Meter:
     point where the device is synchronised: READ_EVERY_S). So the rate is measured between
     such reads, over the last READS_KEPT of them, never from the host's queueing (which ran
     20 times faster than the device on an H200), and is right on a CPU, where every step is
-    read, and on a GPU alike."""
+    read, and on a GPU alike. The time left adds each epoch end still to come (its validation
+    loss and held-out MAP), at what the last one took: on a small collection of many short
+    epochs they are much of the run."""
 
     READS_KEPT = 50
 
@@ -383,10 +386,15 @@ class _Meter:
         self.reads: list[tuple[float, int]] = []  # (time of a read, instances finished by it)
         self.seen = 0  # instances queued
         self.rate = 0.0
+        self.epoch_end_s = 0.0  # what the last epoch's end took (0 before the first)
 
-    def restart(self) -> None:
-        """Measure from the next read (after a pause)."""
-        self.reads = []
+    def skip(self) -> None:
+        """Leave the time since the last read out of the rate (an epoch's end, a pause), and
+        keep the reads before it: restarting the measure at every epoch left a few steps to
+        time, and the time left at an epoch's start was off by a factor of two on Lens."""
+        if self.reads:
+            gap = time.perf_counter() - self.reads[-1][0]
+            self.reads = [(t + gap, seen) for t, seen in self.reads]
 
     def queued(self, n: int) -> None:
         self.seen += n
@@ -401,11 +409,13 @@ class _Meter:
     def event(self, run: _Run, total_steps: int, settings, loss: float,
               device, loss_is_new: bool, path: str) -> TrainProgress:
         left = (total_steps - run.step) * settings.batch_size
+        ends = (settings.epochs - run.epoch) * self.epoch_end_s  # the epoch ends to come
         val = run.history[-1]["val_loss"] if run.history else None
         return TrainProgress(
             step=run.step, total_steps=total_steps, epoch=min(run.epoch + 1, settings.epochs),
             epochs=settings.epochs, train_loss=float(loss), val_loss=val,
-            instances_per_s=self.rate, eta_s=left / self.rate if self.rate > 0 else math.inf,
+            instances_per_s=self.rate,
+            eta_s=left / self.rate + ends if self.rate > 0 else math.inf,
             device_memory_bytes=device_memory_bytes(device), loss_is_new=loss_is_new, path=path)
 
 
@@ -483,7 +493,10 @@ def _restore(out_dir: Path, net, optimizer, run: _Run, settings, collection) -> 
                                            f"{str(exc).splitlines()[0]}") from exc
     run.best = best or None
     for k, v in meta["run"].items():
-        setattr(run, k, v)
+        if k in _Run.__dataclass_fields__:
+            setattr(run, k, v)
+    if "epoch_weight" not in meta["run"]:  # Eq. 3's sum, with the penalty: not comparable
+        run.epoch_loss = 0.0  # the epoch's loss counts the steps from the resume on
     if run.best_val is None:
         run.best_val = math.inf
     if not 0 <= run.batch <= run.steps_per_epoch:
@@ -504,14 +517,13 @@ def _check_optimizer_state(state: dict, net) -> None:
 
 
 def _to_model(net: LogLinearNet, run: _Run, settings, collection, word_vectors,
-              stopped: bool = False, weight: float = 1.0) -> LogLinearModel:
+              stopped: bool = False) -> LogLinearModel:
     params = run.best if (settings.early_stopping and run.best) else net.state_dict()
     # `stopped`: the user stopped the run, so the model is partial (the app marks it so).
-    # `weight`: the instances' mean weight |d_max| / |d|, by which the history's losses
-    # are divided to read as cross-entropy per instance (evaluation/calibration.LossScale).
+    # `loss`: what the history's losses are (manifest.LOSS).
     extra = {"best_epoch": run.best_epoch, "steps": run.step,
              "total_steps": run.steps_per_epoch * settings.epochs, "stopped": stopped,
-             "mean_weight": weight}
+             "loss": LOSS}
     if word_vectors is not None:
         extra["embeddings_coverage"] = word_vectors.coverage()
     return LogLinearModel(

@@ -250,7 +250,7 @@ def _quality(model, collection) -> tuple:
     """A model's held-out measures, how many documents measured them, and what to change."""
     calibration = model.calibration or {}
     documents = len(calibration.get("held_out", {}).get("documents", ())) or None
-    advice = training_advice(model.settings, collection) if calibration and collection else ""
+    advice = training_advice(model, collection) if calibration and collection else ""
     return calibration.get("measures"), documents, advice
 
 

@@ -32,8 +32,9 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.durations import format_duration
 from expert_gui.core.errors import ModelFileError, OutputFolderError
-from expert_gui.core.evaluation.calibration import LossScale, TrainingStage
+from expert_gui.core.evaluation.calibration import TrainingStage, UniformGuess
 from expert_gui.core.paths import models_dir
+from expert_gui.core.store.manifest import LOSS
 from expert_gui.core.store.model_folders import DAMAGED, ModelFolder, partial_text
 from expert_gui.core.store.outputs import new_folder
 from expert_gui.core.train.settings import TrainSettings
@@ -51,7 +52,8 @@ from expert_gui.gui.panels.training.model_list import (
 )
 from expert_gui.gui.panels.training.plot import LossPlot
 from expert_gui.gui.panels.training.remembered import RememberedForm
-from expert_gui.gui.panels.training.run_end import RUN_TEXT, RunEnd
+from expert_gui.gui.panels.training.run_end import RunEnd
+from expert_gui.gui.panels.training.run_state import RunState
 from expert_gui.gui.save_dialogs import file_stem
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
@@ -66,7 +68,7 @@ from expert_gui.gui.workers import TaskBusy
 SETTINGS_ROWS = 5  # rows of settings a small window keeps in view before the models list shrinks
 
 
-class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
+class TrainingPanel(ModelList, RunEnd, RunState, RememberedForm, QWidget):
     training_state_changed = Signal()
 
     def __init__(self, state: AppState, parent: QWidget | None = None):
@@ -148,8 +150,8 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
             for w in (head, label):
                 w.setWordWrap(True)  # a narrow window wraps them instead of widening
             if label is self.loss_label:
-                head.setToolTip("Cross-entropy per instance in nats, as plotted (the weighted "
-                                "mean; the training loss with the L2 penalty)")
+                head.setToolTip("Weighted cross-entropy per instance in nats, as plotted, "
+                                "without the L2 term; a uniform guess scores log |C|")
             # Two rows of pairs, so a narrow window still shows every number.
             row, col = divmod(i, 3)
             numbers.addWidget(head, 2 * row, col)
@@ -236,6 +238,7 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
 
         state.collection_changed.connect(self._on_collection_changed)
         state.model_changed.connect(self._on_model_changed)
+        state.runner.finished.connect(self._background_ended)
         state.retraining_changed.connect(self.refresh_models)  # the run's folder says it
         self._show_form_origin()
         self.refresh_models()
@@ -291,9 +294,10 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         self._clear_numbers()
         if model is None or not model.history:
             return
-        weight = model.settings.get("mean_weight")
-        if weight:  # a model trained before it was recorded: its losses as Eq. 3 has them
-            self.plot.set_scale(weight, model.n_people)
+        if model.settings.get("loss") == LOSS:
+            self.plot.set_uniform_guess(model.n_people)
+        else:
+            self.plot.mark_old_losses()
         self.plot.add_history(model.history)
         self.show_history_numbers(model)
 
@@ -435,6 +439,9 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         except TaskBusy:
             return
         self._task.finished.connect(self._on_finished)
+        # the method being indexed for the open model finishes before the first step (the
+        # others wait for the run: prepared_rankers.py), so that the steps' rate is theirs
+        self._task.set_held(self.state.runner.running("rankers") is not None)
         self._run_ended = False
         verb = "Continuing" if resume else "Training"
         self._run_text = f"{verb} on <b>{html.escape(collection.name)}</b>; saving to " \
@@ -446,33 +453,6 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         self.state.message.emit(f"{verb} started")
         self.refresh_models()
         self._update_buttons()
-
-    def _show_run_state(self) -> None:
-        suffix = ""
-        stopping = self._task is not None and self._task.was_stopped
-        if self.is_paused():
-            suffix = " &nbsp;<b>Paused</b>: Resume (Ctrl+P) continues."
-        elif stopping:
-            suffix = " &nbsp;Stopping after the current batch…" + (
-                " The measured model is kept." if self._measured is not None else "")
-        elif self._stage is not None:
-            suffix = f"<br><b>{html.escape(self.activity())}</b>"
-        if self._measured is not None and not stopping:
-            suffix += f"<br>{RUN_TEXT}"
-        self.status_label.setText(self._run_text + suffix)
-
-    def activity(self) -> str:
-        """What the run is doing, in a few words (the status bar's training label)."""
-        if not self.is_training():
-            return ""
-        if self.is_paused():
-            return "Training paused"
-        stage = self._stage
-        if stage is None:  # the steps, and what runs them once known ("GPU (CUDA graph)")
-            return f"Training on {self.training_path}…" if self.training_path else "Training…"
-        done = (f" {stage.done:,} / {stage.total:,} ({stage.done / stage.total:.0%})"
-                if stage.total else "")
-        return f"{stage.text}…{done}"
 
     def toggle_pause(self) -> None:
         if self._task is None or not self.is_training():
@@ -503,8 +483,8 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         stage, last, measured, again = self._stage, None, None, None
         closing = again_closing = False
         for e in events:
-            if isinstance(e, LossScale):
-                self.plot.set_scale(e.mean_weight, e.n_people)
+            if isinstance(e, UniformGuess):
+                self.plot.set_uniform_guess(e.n_people)
                 self.plot.add_history(self._earlier_epochs)  # a continued run's
                 continue
             if isinstance(e, TrainingStage):
@@ -529,31 +509,29 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
             self._show_run_state()
             self.training_state_changed.emit()
         if again is not None:  # (it follows every step of the measured run)
-            self._show_numbers(again, per_instance=True, epoch_mean=again_closing)
+            self._show_numbers(again, second_run=True, epoch_mean=again_closing)
         elif last is not None:
             self._show_numbers(last, epoch_mean=closing)
         if measured is not None:
             self._measured_saved(measured)
 
-    def _loss_text(self, train_loss: float, val_loss: float | None, per_instance: bool = False,
-                   epoch_mean: bool = False) -> str:
+    @staticmethod
+    def _loss_text(train_loss: float, val_loss: float | None, epoch_mean: bool = False) -> str:
         """'3.812 / 3.778'; at an epoch's end the training loss is the epoch's mean, as its
         history records it (the plot shows the steps'), and says so."""
-        scaled = (lambda x: x) if per_instance else self.plot.scaled
-        val = "–" if val_loss is None else f"{scaled(val_loss):.3f}"
+        val = "–" if val_loss is None else f"{val_loss:.3f}"
         mean = " (epoch mean)" if epoch_mean else ""
-        return f"{scaled(train_loss):.3f}{mean} / {val}"
+        return f"{train_loss:.3f}{mean} / {val}"
 
-    def _show_numbers(self, e, per_instance: bool = False, epoch_mean: bool = False) -> None:
-        """A step's numbers; `per_instance`: its losses are per instance already (the second
-        run's, on every document, whose steps are not plotted)."""
+    def _show_numbers(self, e, second_run: bool = False, epoch_mean: bool = False) -> None:
+        """A step's numbers; `second_run`: of the run on every document, whose steps are not
+        plotted."""
         self.step_label.setText(step_text(e.step, e.total_steps, e.epoch, e.epochs))
-        self.loss_label.setText(self._loss_text(e.train_loss, e.val_loss, per_instance,
-                                                epoch_mean))
+        self.loss_label.setText(self._loss_text(e.train_loss, e.val_loss, epoch_mean))
         self.memory_label.setText(format_bytes(e.device_memory_bytes))
         if self.is_paused():  # the step in flight when Pause was pressed: nothing to time
             speed = eta = "paused"
-        elif e.step >= e.total_steps or (self._stage is not None and not per_instance):
+        elif e.step >= e.total_steps or (self._stage is not None and not second_run):
             # no steps left to time (the measured run's last step, shown while it calibrates)
             speed = eta = "–"
         else:
@@ -568,7 +546,11 @@ class TrainingPanel(ModelList, RunEnd, RememberedForm, QWidget):
         self.refresh_models()  # the run's folder, left out while it trained, is listed
         collection = self.state.collection
         if collection is not None and collection is not self._trained_collection:
-            self.apply_collection_defaults(collection)  # another was opened while it trained
+            # another was opened while it trained: its defaults, and not the run's plot
+            self.apply_collection_defaults(collection)
+            ended = self._finished_text
+            self._show_model_run(self.state.model)
+            self._finished_text = ended
         self._update_buttons()
         self._show_idle()
         self._run_ended = True

@@ -1,11 +1,10 @@
 """The live loss plot of a training run: the raw and smoothed training loss and the validation
 loss, buffered and redrawn on a timer (at most ten times a second).
 
-Eq. 3 weighs each instance's cross-entropy by |d_max| / |d| (DPDK: 46 on average), so the loss
-the trainer reports per instance read 340 to 100 where a uniform guess over 1,473 people scores
-log |C| = 7.3. The plot divides it by the run's mean weight (`LossScale`): the weighted mean
-cross-entropy per instance in nats (plus the small L2 penalty), on the scale of log |C|, which
-is marked as the uniform guess."""
+Every loss plotted is `net.weighted_mean_loss`, the one the CLI prints and the manifest keeps:
+Eq. 3's weighted cross-entropy in nats per instance, without the L2 term. A uniform guess over
+the people scores log |C| on it; the plot marks that line, and says so when the validation loss
+is no lower (the model has not yet learned to tell the people apart on held-out text)."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from expert_gui.core.evaluation.calibration import LossScale
+from expert_gui.core.evaluation.calibration import UniformGuess
 from expert_gui.gui.widgets import (
     WholeNumberAxis,
     placeholder_text,
@@ -49,7 +48,8 @@ class Smoother:
 
 Y_LABEL = "cross-entropy per instance (nats)"
 EPOCH_MEANS = "training (mean of each epoch)"
-UNSCALED_LABEL = "loss per instance (Eq. 3, weighted |d_max|/|d|)"
+# A model whose manifest does not say what its losses are (manifest.LOSS) kept Eq. 3's values.
+OLD_LABEL = "Eq. 3's loss (a model saved before losses were per instance)"
 
 
 class LossPlot(pg.PlotWidget):
@@ -57,8 +57,8 @@ class LossPlot(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent, axisItems={"bottom": WholeNumberAxis("bottom")})
-        style_plot(self, "step", UNSCALED_LABEL)
-        self.loss_scale = LossScale(1.0, 0)
+        style_plot(self, "step", Y_LABEL)
+        self.guess = UniformGuess(0)
         self.uniform = pg.InfiniteLine(
             angle=0, pen=pg.mkPen("#868e96", style=Qt.PenStyle.DashLine),
             label="", labelOpts={"position": 0.12, "color": "#495057", "anchors": [(0, 1),
@@ -90,8 +90,8 @@ class LossPlot(pg.PlotWidget):
         self.timer.start()
 
     def clear_data(self) -> None:
-        self.loss_scale = LossScale(1.0, 0)
-        self.setLabel("left", UNSCALED_LABEL)
+        self.guess = UniformGuess(0)
+        self.setLabel("left", Y_LABEL)
         if hasattr(self, "uniform"):
             self.uniform.setVisible(False)
         self.steps: list[int] = []
@@ -106,28 +106,35 @@ class LossPlot(pg.PlotWidget):
         self.legend.setVisible(False)  # nothing to name yet; it would cover the message
         set_placeholder(self, "The loss appears here while a model trains.")
 
-    def set_scale(self, mean_weight: float, n_people: int) -> None:
-        """Plot losses divided by the instances' mean weight, with log |C| marked."""
-        self.loss_scale = LossScale(mean_weight, n_people)
-        self.setLabel("left", Y_LABEL)
-        uniform = math.log(n_people) if n_people > 1 else 0.0
+    def set_uniform_guess(self, n_people: int) -> None:
+        """Mark log |C|, the loss of a uniform guess over the run's people."""
+        self.guess = UniformGuess(n_people)
         self.uniform.setVisible(n_people > 1)  # first: a hidden label does not take its text
-        self.uniform.setValue(uniform)
-        self.uniform.label.setFormat(f"uniform guess: log |C| = {uniform:.2f}; a random start "
-                                     "is near it, above or below")
-        self.setToolTip(f"Eq. 3's loss per instance divided by the mean instance weight "
-                        f"|d_max|/|d| ({mean_weight:.1f}): the weighted mean cross-entropy, "
-                        "plus the L2 penalty; a uniform guess over the people scores log |C|. "
-                        "The random (Glorot) start is not uniform, so its first losses can be "
-                        "a little above log |C|.")
+        self.uniform.setValue(self.guess.loss)
+        self.setToolTip("Weighted cross-entropy per instance in nats (Eq. 3's weights "
+                        "|d_max|/|d|, without the L2 term), training and validation alike. A "
+                        "uniform guess over the people scores log |C|; the random start is not "
+                        "uniform, so the first losses can be a little above it.")
+        self._label_uniform()
 
-    def scaled(self, loss: float | None) -> float | None:
-        return None if loss is None else self.loss_scale.per_instance(loss)
+    def mark_old_losses(self) -> None:
+        """A model saved before losses were per instance: its values as saved, unmarked."""
+        self.setLabel("left", OLD_LABEL)
+
+    def no_better_than_guessing(self) -> bool:
+        """Whether the last validation loss is at or above log |C|."""
+        return bool(self.val_losses) and self.uniform.isVisible() and \
+            self.val_losses[-1] >= self.guess.loss
+
+    def _label_uniform(self) -> None:
+        text = f"uniform guess: log |C| = {self.guess.loss:.2f}"
+        text += ("; validation is no better than it" if self.no_better_than_guessing() else
+                 "; a random start is near it, above or below")
+        self.uniform.label.setFormat(text)
 
     def add(self, step: int, train_loss: float | None, val_loss: float | None) -> None:
         """One progress event. The epoch's closing event repeats its last step (skipped); every
         event repeats the last validation loss, so a new one is one that changed."""
-        train_loss, val_loss = self.scaled(train_loss), self.scaled(val_loss)
         if train_loss is not None and math.isfinite(train_loss) and (
                 not self.steps or self.steps[-1] != step):
             self.steps.append(step)
@@ -145,8 +152,8 @@ class LossPlot(pg.PlotWidget):
         training loss and its validation loss, at the step that ended it."""
         for entry in history:
             self.epoch_steps.append(int(entry["step"]))
-            self.epoch_losses.append(self.scaled(entry["train_loss"]))
-            val = self.scaled(entry.get("val_loss"))
+            self.epoch_losses.append(entry["train_loss"])
+            val = entry.get("val_loss")
             if val is not None and math.isfinite(val):
                 self.val_steps.append(int(entry["step"]))
                 self.val_losses.append(val)
@@ -156,6 +163,7 @@ class LossPlot(pg.PlotWidget):
         if not self.dirty:
             return
         self.dirty = False
+        self._label_uniform()
         if (self.steps or self.epoch_steps) and placeholder_text(self) is not None:
             set_placeholder(self, None)
             self.legend.setVisible(True)

@@ -19,7 +19,7 @@ from expert_gui.core.rankers.fusion import auto_label
 from expert_gui.core.store.model_folders import partial_text
 from expert_gui.core.store.storage import load_model
 from expert_gui.gui.dialogs import show_error
-from expert_gui.gui.panels.training.model_list import model_warning, verdict_html
+from expert_gui.gui.panels.training.model_list import model_warning
 from expert_gui.gui.widgets import plural
 
 RUN_TEXT = ("The measured model, saved in this folder, answers queries meanwhile; the model "
@@ -48,7 +48,7 @@ class RunEnd:
             self.state.set_retraining(None)
         own = self.state.collection if opens else None
         warning = model_warning(model, own)
-        done += "." + verdict_html(model, own, kept=False)  # the idle text below says it
+        done += "."
         if not opens:  # another collection was opened meanwhile: the model waits in the list
             done += (f" Not opened: it belongs to {html.escape(Path(model.collection_source).name)}"
                      ", not to the collection now open.")
