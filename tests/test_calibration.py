@@ -22,7 +22,8 @@ from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
 from expert_gui.core.rankers.fusion import describe_auto
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import METHODS
-from expert_gui.core.rankers.query_type import short_topic, words_in
+from expert_gui.core.rankers.probability import FEATURES, expert_probabilities
+from expert_gui.core.rankers.query_type import NO_P_EXPERT_TOPIC, short_topic, words_in
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.store.storage import load_model
 from expert_gui.core.train.settings import TrainSettings
@@ -92,13 +93,13 @@ def test_every_method_has_a_fit_of_p_expert_and_its_rankings_carry_it(split, tra
         full = ranker.rank("ring queue")
         if full.no_known_words:
             continue
-        z = (full.scores - full.scores.mean()) / full.scores.std()
-        want = 1 / (1 + np.exp(-(fits[method]["slope"] * z + fits[method]["intercept"])))
-        np.testing.assert_allclose(full.p_expert, want, rtol=1e-9)
-        assert fits[method]["slope"] > 0, method  # higher scores, likelier experts
-        top = ranker.rank("ring queue", depth=3)
-        np.testing.assert_allclose(top.p_expert, full.p_expert[:3])
-        assert top.extra["p_expert"] == fits[method]
+        assert fits[method]["features"] == list(FEATURES)
+        assert set(fits[method]["kinds"]) <= {"whole document"}, method  # never a topic
+        assert full.p_expert is None and full.extra["no_p_expert"] == NO_P_EXPERT_TOPIC
+        scores = np.full(len(full.person_ids), -np.inf)
+        scores[full.people] = full.scores
+        p = expert_probabilities(scores, 2, fits[method]["weights"])[full.people]
+        assert (np.diff(p) <= 1e-12).all(), method  # higher scores, likelier experts
     plain = make_ranker("loglinear", model=model, aggregation="mean")
     assert plain.rank("ring queue").p_expert is None  # fitted with the paper's sum only
 
@@ -189,4 +190,5 @@ def test_calibration_on_a_torch_device_chooses_and_measures_as_on_the_host(split
         for name, value in measures.items():
             assert device["measures"][method][name] == pytest.approx(value, abs=1e-9), method
     for method, fit in host["probability"].items():
-        assert device["probability"][method]["slope"] == pytest.approx(fit["slope"], rel=1e-6)
+        np.testing.assert_allclose(device["probability"][method]["weights"], fit["weights"],
+                                   rtol=1e-5, atol=1e-6)

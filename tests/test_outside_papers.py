@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from rankers_helpers import TINY, random_model, tiny_collection
+from rankers_helpers import TINY, p_expert_fit, random_model, tiny_collection
 from scipy.special import log_softmax, logsumexp
 
 from expert_gui.cli import main
@@ -28,9 +28,7 @@ def collection():
 def model(collection):
     m = random_model(collection, seed=3, scale=1.5)
     m.collection_source = str(TINY)
-    m.calibration = {"probability": {"auto": {"slope": 1.0, "intercept": -2.0, "queries": 5},
-                                     "model1-d": {"slope": 1.0, "intercept": -2.0,
-                                                  "queries": 5}}}
+    m.calibration = {"probability": {"auto": p_expert_fit(), "model1-d": p_expert_fit()}}
     return m
 
 
