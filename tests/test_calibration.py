@@ -19,6 +19,7 @@ from expert_gui.core.evaluation.calibration import (
 from expert_gui.core.evaluation.evaluate import evaluate
 from expert_gui.core.evaluation.fusion_choice import RULE
 from expert_gui.core.evaluation.heldout import HeldOutSettings, hold_out
+from expert_gui.core.evaluation.probability_fit import SHORT_PER_DOCUMENT
 from expert_gui.core.rankers.fusion import describe_auto
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import METHODS
@@ -161,16 +162,18 @@ def test_calibrate_reports_progress(split, trained):
     model, _ = trained
     events = []
     calibrate(model, split, progress=events.append)
-    # auto's members rank once (for themselves, auto and the ensemble); the others once each
+    # auto's members rank once (for themselves, auto and the ensemble); the others once each;
+    # then every method ranks the documents and their short queries for its P(expert)
     n_others = len(METHODS) - len(MEMBERS) - 2
-    total = len(split.documents) * (1 + n_others)
-    assert events[-1] == (total, total, "measuring LSI")
+    total = len(split.documents) * (1 + n_others + (1 + SHORT_PER_DOCUMENT) * len(METHODS))
+    assert events[-1] == (total, total, "fitting P(expert) of Ensemble")
     done = [e[0] for e in events]
     assert np.diff(done).min() == 0  # a block of documents a count, the long steps between named
     assert done == sorted(done)
     assert {e[2] for e in events} >= {"ranking with auto's members", "choosing auto's weights",
                                       "measuring auto's members, auto and the ensemble",
-                                      "indexing for LSI", "ranking with LSI"}
+                                      "indexing for LSI", "ranking with LSI",
+                                      "fitting P(expert) of Auto (fusion)"}
 
 
 def test_the_apps_training_holds_out_documents_by_the_training_seed(split):
@@ -190,5 +193,7 @@ def test_calibration_on_a_torch_device_chooses_and_measures_as_on_the_host(split
         for name, value in measures.items():
             assert device["measures"][method][name] == pytest.approx(value, abs=1e-9), method
     for method, fit in host["probability"].items():
+        # float32 scores on the device: the fit of a few hundred examples moves a little
         np.testing.assert_allclose(device["probability"][method]["weights"], fit["weights"],
-                                   rtol=1e-5, atol=1e-6)
+                                   rtol=0.02, atol=0.01)
+        assert device["probability"][method]["kinds"] == fit["kinds"], method

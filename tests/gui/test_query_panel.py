@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from rankers_helpers import p_expert_fit
 
 from expert_gui.core.rankers.methods import make_ranker
-from expert_gui.core.rankers.query_type import NO_P_EXPERT_TOPIC
+from expert_gui.core.rankers.query_type import NO_P_EXPERT_FIT, NO_P_EXPERT_TOPIC
 from expert_gui.core.rankers.ranking import normalized_entropy
 from expert_gui.gui.panels.query import QueryPanel
 from expert_gui.gui.state import AppState
@@ -136,6 +136,25 @@ def test_a_topic_shows_each_persons_own_score_and_says_why_not_p_expert(qtbot, c
     assert "P(expert)" not in row and row["p_expert"] == f"no P(expert): {NO_P_EXPERT_TOPIC}"
     panel.set_query(" ".join(["disk cache"] * 7))  # 14 known words: a whole document
     assert panel.ranking.p_expert is not None and head.text() == "Model 2 (jm) P(expert)"
+    state.runner.stop_all()
+
+
+def test_a_fit_of_z_alone_from_before_issue_42_shows_the_own_score(qtbot, collection, model):
+    """A model calibrated before issue 42 keeps sigmoid(a z + b), which made the top person of
+    a near-uniform answer near-certain: the panel shows the method's own score, and why."""
+    state = AppState()
+    panel = QueryPanel(state)
+    qtbot.addWidget(panel)
+    state.set_collection(collection, None)
+    old = {"slope": 1.5, "intercept": -3.0, "queries": 7}
+    state.set_model(dataclasses.replace(with_fits(model), calibration={
+        **with_fits(model).calibration, "probability": {"model2-jm": old}}), None)
+    panel.method_combo.setCurrentIndex(panel.method_combo.findData("model2-jm"))
+    qtbot.waitUntil(lambda: panel.method_ranker is not None, timeout=10_000)
+    panel.set_query("disk cache")
+    head = panel.results.horizontalHeaderItem(3)
+    assert panel.ranking.p_expert is None and "P(expert)" not in head.text()
+    assert NO_P_EXPERT_FIT in head.toolTip()
     state.runner.stop_all()
 
 

@@ -302,9 +302,10 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     measure("auto", person_ids, auto, zs.any(axis=(0, 2)))
     measure("ensemble", ensemble.person_ids, fused, fused_knows)
     del zs, auto, fused
+    built = dict(named)  # each method's ranker, kept for the fits of P(expert)
     for method in others:
         doing(f"indexing for {METHOD_LABELS[method]}")
-        ranker = build(method)
+        ranker = built[method] = build(method)
         doing(f"ranking with {METHOD_LABELS[method]}")
         values, knows = np.zeros((n, len(ranker.person_ids))), np.zeros(n, dtype=bool)
         for start, part in _numbered(blocks(texts, block_size(ranker))):
@@ -323,7 +324,8 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     record = {"held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
               "fusion": choice, "measures": measures}
     record["probability"] = fit_p_expert(model, split, record, METHODS, device=device,
-                                         should_stop=should_stop, step=step, doing=doing)
+                                         should_stop=should_stop, step=step, doing=doing,
+                                         rankers=built)
     return record
 
 
@@ -331,10 +333,13 @@ def fit_p_expert(model: LogLinearModel, split: HeldOut, calibration: dict,
                  methods: Sequence[str], *, device: str | None = None,
                  should_stop: Callable[[], bool] | None = None,
                  step: Callable[[int], None] = lambda n: None,
-                 doing: Callable[[str], None] = lambda text: None) -> dict[str, dict]:
+                 doing: Callable[[str], None] = lambda text: None,
+                 rankers: Mapping[str, Ranker] | None = None) -> dict[str, dict]:
     """Each method's fit of P(expert) (probability_fit.py) on the held-out documents and the
     short queries drawn from them, ranked as `calibration` (its `fusion`: auto's weights) has
-    the model rank them: {method: fit}, without the methods that know no query's word."""
+    the model rank them: {method: fit}, without the methods that know no query's word.
+    `rankers`: ones already built on `split.training` without P(expert) (LSI's takes seconds
+    to build), used as given."""
     from expert_gui.core.rankers.methods import make_ranker
     from expert_gui.core.rankers.names import METHOD_LABELS
 
@@ -350,8 +355,8 @@ def fit_p_expert(model: LogLinearModel, split: HeldOut, calibration: dict,
     try:
         for method in methods:
             doing(f"fitting P(expert) of {METHOD_LABELS[method]}")
-            ranker = make_ranker(method, model=model, collection=split.training,
-                                 p_expert=False, device=device)
+            ranker = (rankers or {}).get(method) or make_ranker(
+                method, model=model, collection=split.training, p_expert=False, device=device)
             index = {p: i for i, p in enumerate(ranker.person_ids)}
             of_topic = [np.array([index[p] for p in qrels[t] if p in index], dtype=np.int64)
                         for t in topics]

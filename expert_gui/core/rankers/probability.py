@@ -117,7 +117,7 @@ class ExpertProbability(WrappedRanker, BatchRanker):
 
     def __init__(self, ranker: Ranker, fit: dict):
         super().__init__(ranker)
-        self.weights = np.asarray(fit["weights"], dtype=np.float64)
+        self.coefficients = np.asarray(fit["weights"], dtype=np.float64)  # not `weights`: auto's
         self.fit = dict(fit)
 
     def rank(self, query: str, depth: int | None = None) -> Ranking:
@@ -138,7 +138,7 @@ class ExpertProbability(WrappedRanker, BatchRanker):
 
     def probabilities(self, scores: np.ndarray, n_words: int) -> np.ndarray:
         """P(expert) of every candidate's score for one query of `n_words` known words."""
-        return expert_probabilities(scores, n_words, self.weights)
+        return expert_probabilities(scores, n_words, self.coefficients)
 
     def score_batch(self, queries: Sequence[Query]) -> Scores:
         return replace(self.ranker.score_batch(queries), p_expert=self)
