@@ -137,5 +137,6 @@ def test_rank_outside_writes_the_same_run_as_the_ranker(plain, collection, model
     first = [line.split()[2] for line in lines if line.startswith("P1 ")]
     assert first == [p for p, _ in expected.rank(QUERY).top()]
     assert main(["rank", str(model_dir), "--topics", str(topics), "--run", str(run),
-                 "--outside", "--p-expert"]) == 2
+                 "--outside", "--p-expert"]) == 0  # each person's score, and why not P(expert)
+    assert all(len(line.split()) == 6 for line in run.read_text(encoding="utf-8").splitlines())
     assert "not calibrated for a paper from outside" in capsys.readouterr().err

@@ -42,13 +42,13 @@ NO_P_EXPERT_FIT = ("the model was trained without held-out documents, or before 
                    "method's options differ from those it was fitted with")
 # The query types P(expert) can be calibrated for: its labels are the held-out documents'
 # people, who wrote them, which is what a whole document asks. A topic asks who knows about it:
-# on the shared topic sets a fit on authorship was off by 0.05 (DPDK) to 0.40 (the demo, whose
+# on the shared topic sets a fit on authorship was off by 0.07 (AMiner) to 0.44 (the demo, whose
 # topics' words only newcomers use) on average (docs/results/p-expert.md), so a topic is shown
 # with each person's own score.
 P_EXPERT_KINDS = ("whole document",)
 ECE_LIMIT = 0.05  # the most a fit may miss on held-out documents (expected calibration error)
 NO_P_EXPERT_TOPIC = ("P(expert) is fitted on who wrote the held-out documents, and a topic asks "
-                     "who knows about it: on the shared topic sets it was off by 0.05 to 0.40 "
+                     "who knows about it: on the shared topic sets it was off by 0.07 to 0.44 "
                      "on average, so each person's own score is shown")
 
 
