@@ -9,9 +9,11 @@ top person still has a z of 4 or more, and a fit of z alone gave her 0.93 (issue
 also sees the answer's peak (1 - the normalized entropy of softmax of the method's scores: of
 P(c|q) for the log-linear model and Model 1/2, whose scores are log-probabilities) and the
 number of known query words, and z's slope is the peak times a line in the words (FEATURES): a
-flat answer gives everyone the same P, and a short query's z can count for less. The weights are fitted per method on the
-held-out documents and on short topics drawn from them (core/evaluation/probability_fit.py),
-and kept in the manifest.
+flat answer gives everyone the same P, and a short query's z can count for less. The weights
+are fitted per method on the held-out documents and on short queries drawn from them
+(core/evaluation/probability_fit.py), and kept in the manifest with the query types the fit is
+calibrated for (whole documents; never topics: query_type.P_EXPERT_KINDS); for any other type a
+ranking carries the reason instead (`extra["no_p_expert"]`).
 
 Within one query the map is increasing in z (the query's slope is clipped at 0: a shape that
 says nothing gives everyone the same P), so a ranking's order is its method's own.
