@@ -75,3 +75,13 @@ def assert_same_rankings(reference, batch, tol: float = 1e-6) -> None:
         assert (a.p_expert is None) == (b.p_expert is None)
         if a.p_expert is not None:
             np.testing.assert_allclose(b.p_expert, a.p_expert, rtol=tol, atol=tol)
+
+
+def p_expert_fit(scale: float = 1.0, queries: int = 5,
+                 kinds: tuple[str, ...] = ("short topic", "whole document")) -> dict:
+    """A fit of P(expert) of the FEATURES of rankers/probability.py, as a manifest keeps it,
+    calibrated for `kinds` (a real fit is only ever for whole documents: query_type.py)."""
+    from expert_gui.core.rankers.probability import FEATURES
+
+    return {"features": list(FEATURES), "weights": [1.5 * scale, 0.1, 2.0, -0.2, -3.0],
+            "queries": queries, "ece": dict.fromkeys(kinds, 0.01), "kinds": list(kinds)}

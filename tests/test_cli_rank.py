@@ -6,13 +6,15 @@ import re
 
 import numpy as np
 import pytest
-from rankers_helpers import TINY, random_model, tiny_collection
+from rankers_helpers import TINY, p_expert_fit, random_model, tiny_collection
 
 from expert_gui.cli import main
 from expert_gui.core.evaluation.runs import read_run
 from expert_gui.core.model.neighbours import nearest_words
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import METHODS
+from expert_gui.core.rankers.probability import expert_probabilities
+from expert_gui.core.rankers.query_type import NO_P_EXPERT_FIT, NO_P_EXPERT_TOPIC
 from expert_gui.core.store.storage import save_model
 
 
@@ -76,9 +78,9 @@ def test_query_answers_with_auto_by_default(model, collection, model_dir, capsys
     assert "no P(expert)" in printed
 
 
-def with_fits(model, tmp_path):
-    """The model with a calibration holding P(expert) fits (as training on held-out documents
-    would give it), saved."""
+def with_fits(model, tmp_path, kinds=("short topic", "whole document")):
+    """The model with a calibration holding P(expert) fits for `kinds` of query (training on
+    held-out documents gives whole documents only), saved."""
     from expert_gui.core.store.storage import save_model
 
     model.calibration = {
@@ -87,13 +89,13 @@ def with_fits(model, tmp_path):
         "fusion": {"members": ["loglinear", "model2-jm", "model1-d"],
                    "weights": [0.5, 0.5, 0.0], "normalisation": "z-score"},
         "measures": {},
-        "probability": {m: {"slope": 1.0 + i / 10, "intercept": -2.0, "queries": 5}
+        "probability": {m: p_expert_fit(1.0 + i / 10, kinds=kinds)
                         for i, m in enumerate(METHODS)}}
     try:
-        save_model(model, tmp_path / "fitted")
+        save_model(model, tmp_path / f"fitted-{len(kinds)}")
     finally:
         model.calibration = None
-    return tmp_path / "fitted"
+    return tmp_path / f"fitted-{len(kinds)}"
 
 
 def test_query_gives_p_expert_and_names_each_number(model, tmp_path, capsys):
@@ -101,11 +103,14 @@ def test_query_gives_p_expert_and_names_each_number(model, tmp_path, capsys):
     assert main(["query", str(folder), "Ring buffer", "-k", "3", "--json",
                  "--method", "model2-jm"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["score"] == "log P(q|c)" and out["p_expert"]["slope"] == 1.5
+    fit = p_expert_fit(1.5)
+    assert out["score"] == "log P(q|c)" and out["p_expert"]["weights"] == fit["weights"]
     full = make_ranker("model2-jm", collection=tiny_collection()).rank("Ring buffer")
-    z = (full.scores - full.scores.mean()) / full.scores.std()
-    want = 1 / (1 + np.exp(-(1.5 * z - 2.0)))
+    scores = np.empty(len(full.person_ids))
+    scores[full.people] = full.scores
+    want = expert_probabilities(scores, 2, fit["weights"])[full.people]
     assert [r["p_expert"] for r in out["results"]] == pytest.approx(want[:3].tolist())
+    assert out["no_p_expert"] is None
     assert main(["query", str(folder), "Ring buffer", "--method", "model2-jm"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert "log P(q|c)" in header and "P(expert)" in header
@@ -143,7 +148,28 @@ def test_rank_writes_p_expert_as_a_seventh_column(model, topics, tmp_path, model
     assert 0 < float(lines[0].split()[6]) < 1
     assert list(read_run(run)) == ["T1", "T2"]
     assert main(["rank", str(model_dir), "--topics", str(topics), "--run", str(run),
-                 "--p-expert"]) == 2  # a model without fits says so
+                 "--p-expert"]) == 0  # a model without fits: the scores, and why
+    assert all(len(line.split()) == 6 for line in run.read_text().splitlines())
+
+
+def test_a_topic_gets_each_persons_score_and_why_not_p_expert(model, topics, tmp_path,
+                                                              capsys):
+    """A model's fit is calibrated for whole documents only (issue 42): for a topic, `query`
+    and `rank --p-expert` give each person's own score and say why."""
+    folder = with_fits(model, tmp_path, kinds=("whole document",))
+    assert main(["query", str(folder), "Ring buffer", "--method", "model2-jm"]) == 0
+    out = capsys.readouterr().out
+    assert "P(expert)" not in out.splitlines()[0] and f"(no P(expert): {NO_P_EXPERT_TOPIC})" in out
+    assert main(["query", str(folder), "Ring buffer", "--method", "model2-jm", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["p_expert"] is None and out["no_p_expert"] == NO_P_EXPERT_TOPIC
+    assert all("p_expert" not in r for r in out["results"])
+    run = tmp_path / "topics.run"
+    assert main(["rank", str(folder), "--topics", str(topics), "--run", str(run),
+                 "--method", "model2-jm", "--p-expert"]) == 0
+    assert all(len(line.split()) == 6 for line in run.read_text().splitlines())
+    err = capsys.readouterr().err
+    assert "no P(expert) column: 2 of 3 topics have none" in err and NO_P_EXPERT_TOPIC in err
 
 
 def test_query_table_with_explanations(model_dir, capsys):
@@ -301,3 +327,26 @@ def test_training_records_how_the_collection_was_read(tmp_path):
     train(load_collection(FOLDER), TrainSettings(dim=4, batch_size=64, epochs=1),
           out_dir=tmp_path / "m")
     assert load_model(tmp_path / "m").collection_format == "folder"
+
+
+def test_a_fit_of_z_alone_from_before_issue_42_is_not_shown(model, tmp_path, capsys):
+    """A model calibrated before issue 42 keeps sigmoid(a z + b), which made the top person of
+    a near-uniform answer near-certain: it still opens and ranks, with each person's own score
+    and why."""
+    model.calibration = {
+        "held_out": {"fraction": 0.02, "minimum": 1, "maximum": 10, "seed": 0,
+                     "documents": []},
+        "fusion": {"members": ["loglinear", "model2-jm", "model1-d"],
+                   "weights": [0.5, 0.5, 0.0], "normalisation": "z-score"},
+        "measures": {},
+        "probability": {m: {"slope": 1.5, "intercept": -2.0, "queries": 5} for m in METHODS}}
+    try:
+        save_model(model, tmp_path / "old")
+    finally:
+        model.calibration = None
+    assert main(["query", str(tmp_path / "old"), "Ring buffer", "--method", "model2-jm",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["p_expert"] is None and all("p_expert" not in r for r in out["results"])
+    assert main(["query", str(tmp_path / "old"), "Ring buffer", "--method", "model2-jm"]) == 0
+    assert f"(no P(expert): {NO_P_EXPERT_FIT})" in capsys.readouterr().out

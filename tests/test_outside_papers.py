@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from rankers_helpers import TINY, random_model, tiny_collection
+from rankers_helpers import TINY, p_expert_fit, random_model, tiny_collection
 from scipy.special import log_softmax, logsumexp
 
 from expert_gui.cli import main
@@ -28,9 +28,7 @@ def collection():
 def model(collection):
     m = random_model(collection, seed=3, scale=1.5)
     m.collection_source = str(TINY)
-    m.calibration = {"probability": {"auto": {"slope": 1.0, "intercept": -2.0, "queries": 5},
-                                     "model1-d": {"slope": 1.0, "intercept": -2.0,
-                                                  "queries": 5}}}
+    m.calibration = {"probability": {"auto": p_expert_fit(), "model1-d": p_expert_fit()}}
     return m
 
 
@@ -139,5 +137,6 @@ def test_rank_outside_writes_the_same_run_as_the_ranker(plain, collection, model
     first = [line.split()[2] for line in lines if line.startswith("P1 ")]
     assert first == [p for p, _ in expected.rank(QUERY).top()]
     assert main(["rank", str(model_dir), "--topics", str(topics), "--run", str(run),
-                 "--outside", "--p-expert"]) == 2
+                 "--outside", "--p-expert"]) == 0  # each person's score, and why not P(expert)
+    assert all(len(line.split()) == 6 for line in run.read_text(encoding="utf-8").splitlines())
     assert "not calibrated for a paper from outside" in capsys.readouterr().err

@@ -1,19 +1,25 @@
-"""P(expert) = sigmoid(a z + b): the logistic fit against scikit-learn, and its use in rankings."""
+"""P(expert): the logistic fit of the answer's features against scikit-learn, what a
+near-uniform answer gets, the query types it is shown for, and its use in rankings."""
 
 import numpy as np
 import pytest
-from rankers_helpers import random_model, tiny_collection
+from rankers_helpers import p_expert_fit, random_model, tiny_collection
 
-from expert_gui.core.evaluation.probability_fit import fit_expert_probability, fit_positives
-from expert_gui.core.rankers.fusion import zscores
+from expert_gui.core.evaluation.probability_fit import (
+    calibration_error,
+    fit_expert_probability,
+    fit_logistic,
+    short_queries,
+)
 from expert_gui.core.rankers.methods import make_ranker
-from expert_gui.core.rankers.probability import ExpertProbability, sigmoid
-
-
-def fit_logistic(x, y):
-    """The fit of examples x with labels y (1 or 0), as the app fits them: by the positives'
-    indices."""
-    return fit_positives(np.asarray(x, dtype=np.float64).ravel(), np.flatnonzero(y))
+from expert_gui.core.rankers.probability import (
+    ExpertProbability,
+    expert_probabilities,
+    feature_matrix,
+    query_parts,
+    sigmoid,
+)
+from expert_gui.core.rankers.query_type import NO_P_EXPERT_TOPIC
 
 
 def test_sigmoid_is_exact_and_does_not_overflow():
@@ -23,70 +29,151 @@ def test_sigmoid_is_exact_and_does_not_overflow():
     assert sigmoid(np.array([-800.0, 800.0])).tolist() == [0.0, 1.0]
 
 
-def test_logistic_fit_agrees_with_scikit_learn():
+def _queries(rng, n: int, people: int = 30):
+    """Queries whose answers are peaked (the right person stands out) or flat (their scores
+    nearly equal, the right person anywhere), of 1 to 40 known words."""
+    scores, words, relevant = [], [], []
+    for q in range(n):
+        right = int(rng.integers(people))
+        row = rng.normal(size=people)
+        if q % 2:  # peaked: a log-probability far above the rest
+            row[right] += rng.uniform(2, 8)
+            row *= 3
+        else:  # flat: differences of a thousandth, the right person unrelated to them
+            row *= 1e-3
+        scores.append(row)
+        words.append(int(rng.integers(1, 40)))
+        relevant.append(np.array([right]))
+    return np.array(scores), np.array(words), relevant
+
+
+def test_the_fit_agrees_with_scikit_learn_on_the_same_features():
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(0)
-    x = rng.normal(size=4000)
-    y = (rng.random(4000) < sigmoid(1.7 * x - 2.5)).astype(float)
-    a, b = fit_logistic(x, y)
-    reference = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(x[:, None], y)
-    assert a == pytest.approx(reference.coef_[0, 0], rel=1e-4)
-    assert b == pytest.approx(reference.intercept_[0], rel=1e-4)
-    assert a == pytest.approx(1.7, abs=0.2) and b == pytest.approx(-2.5, abs=0.2)
+    scores, words, relevant = _queries(rng, 400)
+    fit = fit_expert_probability(scores, np.ones(len(scores), dtype=bool), words, relevant)
+    x = feature_matrix(*query_parts(scores, words))
+    y = np.zeros(scores.shape)
+    for q, r in enumerate(relevant):
+        y[q, r] = 1
+    reference = LogisticRegression(C=1e12, tol=1e-12, max_iter=100_000).fit(x[:, :-1],
+                                                                           y.ravel())
+    want = [*reference.coef_[0], reference.intercept_[0]]
+    np.testing.assert_allclose(fit["weights"], want, rtol=1e-3, atol=1e-3)
+    assert fit["queries"] == 400 and fit["features"] == ["z*peak", "z*peak*words", "peak",
+                                                         "words"]
+
+
+def test_weighted_examples_are_repeated_examples():
+    rng = np.random.default_rng(1)
+    x = np.column_stack([rng.normal(size=300), np.ones(300)])
+    y = (rng.random(300) < sigmoid(2 * x[:, 0] - 1)).astype(float)
+    twice = fit_logistic(np.vstack([x, x[:50]]), np.concatenate([y, y[:50]]))
+    weighted = fit_logistic(x, y, np.r_[np.full(50, 2.0), np.ones(250)])
+    np.testing.assert_allclose(weighted, twice, rtol=1e-9)
 
 
 def test_separable_examples_give_a_finite_steep_fit():
-    a, b = fit_logistic(np.array([-2.0, -1.0, 1.0, 2.0]), np.array([0.0, 0.0, 1.0, 1.0]))
-    assert np.isfinite(a) and np.isfinite(b) and a > 5
+    x = np.column_stack([[-2.0, -1.0, 1.0, 2.0], np.ones(4)])
+    w = fit_logistic(x, np.array([0.0, 0.0, 1.0, 1.0]))
+    assert np.isfinite(w).all() and w[0] > 5
 
 
-def test_fit_uses_each_querys_z_scores_and_skips_queries_without_words():
-    rng = np.random.default_rng(1)
-    scores = [rng.normal(size=8) * s + m for s, m in ((1, 0), (10, -50), (0.1, 3))]
-    relevant = [np.array([int(np.argmax(s))]) for s in scores]
-    fit = fit_expert_probability(np.array([*scores, np.zeros(8)]),
-                                 np.array([True, True, True, False]),
-                                 [*relevant, np.array([0])])
-    x = np.concatenate([zscores(s) for s in scores])
-    y = np.concatenate([np.eye(8)[r[0]] for r in relevant])
-    assert (fit["slope"], fit["intercept"]) == pytest.approx(fit_logistic(x, y))
-    assert fit["queries"] == 3
-    assert fit_expert_probability(np.zeros((1, 8)), np.array([False]), [np.array([0])]) is None
+def test_a_near_uniform_answer_makes_nobody_near_certain():
+    """Whatever the fit, nearly equal scores give everyone nearly the same P(expert), near the
+    base rate of a flat answer; a peaked answer's top person is far likelier (issue 42: 0.931
+    at normalized entropy 0.992)."""
+    rng = np.random.default_rng(2)
+    scores, words, relevant = _queries(rng, 600)
+    fit = fit_expert_probability(scores, np.ones(len(scores), dtype=bool), words, relevant)
+    flat = np.linspace(0, 1e-3, 30)
+    p = expert_probabilities(flat, 3, fit["weights"])
+    assert p.max() < 0.1 and p.max() - p.min() < 0.01
+    assert p.max() == pytest.approx(1 / 30, abs=0.03)  # one right person among 30
+    peaked = np.r_[30.0, np.zeros(29)]
+    assert expert_probabilities(peaked, 3, fit["weights"])[0] > 0.8
+    for weights in ([50.0, 5.0, 0.0, 0.0, -2.0], [1e3, 0.0, 0.0, 0.0, -2.0]):  # steep in z
+        p = expert_probabilities(flat, 3, weights)
+        assert p.max() < 0.5 and p.max() - p.min() < 1e-3
 
 
-def test_a_fit_of_many_examples_started_from_a_subsample_ends_where_a_cold_start_does(
-        monkeypatch):
-    """Past WARM_START examples Newton's method starts from a stratified sample's optimum: the
-    objective is strictly concave, so it ends at the same optimum as from the usual start."""
+def test_p_expert_follows_the_ranking_within_a_query():
+    rng = np.random.default_rng(3)
+    scores = rng.normal(size=40) * 4
+    for weights in ([1.0, 0.2, 1.0, 0.0, -2.0], [-5.0, 0.1, 0.0, 0.0, -1.0]):
+        p = expert_probabilities(scores, 4, weights)
+        order = np.argsort(-scores)
+        assert (np.diff(p[order]) <= 1e-15).all()  # never against the method's order
+
+
+def test_the_fit_skips_queries_without_known_words_and_subsamples_many_negatives(monkeypatch):
     from expert_gui.core.evaluation import probability_fit
 
-    rng = np.random.default_rng(2)
-    x = rng.normal(size=300_000)
-    y = (rng.random(len(x)) < sigmoid(2.2 * x - 6.0)).astype(float)
-    warm = fit_logistic(x, y)
-    monkeypatch.setattr(probability_fit, "WARM_START", len(x))
-    cold = fit_logistic(x, y)
-    assert warm == pytest.approx(cold, rel=1e-9)
-    assert warm == pytest.approx((2.2, -6.0), rel=0.05)
+    rng = np.random.default_rng(4)
+    scores, words, relevant = _queries(rng, 300)
+    knows = np.ones(300, dtype=bool)
+    knows[::7] = False
+    whole = fit_expert_probability(scores, knows, words, relevant)
+    assert whole["queries"] == int(knows.sum())
+    assert fit_expert_probability(scores[:1], np.array([False]), words[:1], relevant[:1]) is None
+    monkeypatch.setattr(probability_fit, "MAX_EXAMPLES", 3000)  # of 7,710: every 3rd negative
+    sampled = fit_expert_probability(scores, knows, words, relevant)
+    np.testing.assert_allclose(sampled["weights"], whole["weights"], rtol=0.3, atol=0.3)
 
 
-def test_p_expert_is_the_same_for_a_query_whatever_its_scale():
+def test_calibration_error_over_equal_width_bins():
+    p = np.array([0.05, 0.05, 0.95, 0.95, 0.55])
+    y = np.array([0, 0, 1, 0, 1])
+    error, curve = calibration_error(p, y)
+    # bin 0: 0.05 vs 0 (2/5); bin 9: 0.95 vs 0.5 (2/5); bin 5: 0.55 vs 1 (1/5)
+    assert error == pytest.approx(0.4 * 0.05 + 0.4 * 0.45 + 0.2 * 0.45)
+    assert [c[:2] for c in curve] == [(0, 2), (5, 1), (9, 2)]
+
+
+def test_short_queries_are_a_few_consecutive_words_of_each_document():
+    docs = [["fix", "ring", "<num>", "queue", "size", "limit"], ["mempool"]]
+    queries, sources = short_queries(docs, seed=0)
+    assert sources == [0, 0, 1, 1]
+    for q in queries[:2]:
+        words = q.split()
+        assert 1 <= len(words) <= 4 and " ".join(words) in "fix ring queue size limit"
+    assert queries[2:] == ["mempool", "mempool"]
+    assert short_queries(docs, seed=0) == (queries, sources)
+
+
+def test_a_topic_gets_each_persons_own_score_and_why():
     c = tiny_collection()
-    ranker = ExpertProbability(make_ranker("model1-jm", collection=c),
-                               {"slope": 1.2, "intercept": -1.0, "queries": 4})
-    short, long = ranker.rank("ring"), ranker.rank("ring ring ring ring")
-    assert long.scores[0] < short.scores[0] - 1  # log P(q|c) tracks the query's length
-    np.testing.assert_allclose(long.scores, 4 * short.scores)
-    np.testing.assert_allclose(short.p_expert, long.p_expert)  # P(expert) does not
+    whole_only = ExpertProbability(make_ranker("model1-jm", collection=c),
+                                   p_expert_fit(kinds=("whole document",)))
+    topic = whole_only.rank("ring")
+    assert topic.p_expert is None and topic.extra["no_p_expert"] == NO_P_EXPERT_TOPIC
+    assert len(topic) == 4 and "p_expert" not in topic.extra
+    document = whole_only.rank(" ".join(["ring"] * 13))  # 13 known words: a whole document
+    assert document.p_expert is not None and "no_p_expert" not in document.extra
+    batch = whole_only.rank_batch(["ring", " ".join(["ring"] * 13)])
+    assert batch[0].p_expert is None and batch[0].extra["no_p_expert"] == NO_P_EXPERT_TOPIC
+    np.testing.assert_allclose(batch[1].p_expert, document.p_expert)
+
+
+def test_p_expert_in_rankings_is_the_fit_of_the_whole_answer():
+    c = tiny_collection()
+    fit = p_expert_fit()
+    ranker = ExpertProbability(make_ranker("model1-jm", collection=c), fit)
+    full = ranker.ranker.rank("ring queue")
+    scores = np.empty(len(full.person_ids))
+    scores[full.people] = full.scores
+    want = expert_probabilities(scores, 2, fit["weights"])[full.people]
+    np.testing.assert_allclose(ranker.rank("ring queue").p_expert, want)
     assert ranker.name == "model1-jm" and ranker.rank("ring", depth=2).p_expert.shape == (2,)
     assert ranker.rank("zebra").no_known_words
 
 
-def test_make_ranker_carries_p_expert_only_for_the_options_it_was_fitted_with():
+def test_make_ranker_carries_p_expert_only_for_a_usable_fit_and_its_options():
     c = tiny_collection()
     model = random_model(c)
-    model.calibration = {"probability": {"loglinear": {"slope": 1.0, "intercept": 0.0,
+    model.calibration = {"probability": {"loglinear": p_expert_fit(),
+                                         "model2-jm": {"slope": 1.0, "intercept": 0.0,
                                                        "queries": 3}}}
     try:
         assert make_ranker("loglinear", model=model).rank("ring").p_expert is not None
@@ -96,57 +183,8 @@ def test_make_ranker_carries_p_expert_only_for_the_options_it_was_fitted_with():
             "ring").p_expert is None
         assert make_ranker("loglinear", model=model, p_expert=False).rank(
             "ring").p_expert is None
+        # a fit of z alone, from before issue 42, is not used
         assert make_ranker("model2-jm", model=model, collection=c).rank(
-            "ring").p_expert is None  # no fit for it
+            "ring").p_expert is None
     finally:
         model.calibration = None
-
-
-def _textbook_logistic(x: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
-    """Newton's method on the design matrix [x, 1], written out (IRLS): the reference."""
-    design = np.column_stack([x, np.ones_like(x)])
-    beta = np.zeros(2)
-    for _ in range(200):
-        p = 1 / (1 + np.exp(-(design @ beta)))
-        gradient = design.T @ (y - p) - ridge * beta
-        hessian = (design * (p * (1 - p))[:, None]).T @ design + ridge * np.eye(2)
-        step = np.linalg.solve(hessian, gradient)
-        beta = beta + step
-        if np.abs(step).max() < 1e-15 * max(1.0, np.abs(beta).max()):
-            break
-    return beta
-
-
-@pytest.mark.parametrize("chunk", [7, 1000, 16_384])
-def test_the_fit_in_pieces_is_the_textbook_newton_fit(monkeypatch, chunk):
-    """The objective, gradient and Hessian summed piece by piece (the last piece shorter), the
-    labels given as the positives' indices: the optimum of the textbook fit, to 1e-10."""
-    from expert_gui.core.evaluation import probability_fit
-
-    monkeypatch.setattr(probability_fit, "CHUNK", chunk)
-    rng = np.random.default_rng(4)
-    x = np.concatenate([rng.normal(size=4990), [9.0, -9.0, 40.0, -35.0]])  # tails: t < 0, > 0
-    y = (rng.random(len(x)) < sigmoid(1.3 * x - 3.0)).astype(float)
-    want = _textbook_logistic(x, y, probability_fit.RIDGE)
-    np.testing.assert_allclose(fit_logistic(x, y), want, rtol=1e-10)
-    np.testing.assert_allclose(fit_positives(x, np.flatnonzero(y)), want, rtol=1e-10)
-
-
-def test_queries_z_scored_a_few_at_a_time_fit_as_all_at_once(monkeypatch):
-    from expert_gui.core.evaluation import probability_fit
-
-    rng = np.random.default_rng(6)
-    scores = rng.normal(size=(9, 50)) * rng.uniform(0.1, 10, size=(9, 1))
-    scores[2, :10] = -np.inf  # people a method rules out
-    knows = np.array([True] * 8 + [False])
-    relevant = [rng.choice(50, 3, replace=False) for _ in range(9)]
-    whole = fit_expert_probability(scores, knows, relevant)
-    monkeypatch.setattr(probability_fit, "ROWS_BYTES", 8 * 50 * 2)  # two queries at a time
-    assert fit_expert_probability(scores, knows, relevant) == whole
-    x = zscores(scores[:8]).ravel()
-    y = np.zeros((8, 50))
-    for q in range(8):
-        y[q, relevant[q]] = 1
-    np.testing.assert_allclose((whole["slope"], whole["intercept"]),
-                               _textbook_logistic(x, y.ravel(), probability_fit.RIDGE),
-                               rtol=1e-10)

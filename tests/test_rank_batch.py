@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from rankers_helpers import TORCH_DEVICE, assert_same_rankings, random_model
+from rankers_helpers import TORCH_DEVICE, assert_same_rankings, p_expert_fit, random_model
 
 from expert_gui.core.data.loading import load_collection
 from expert_gui.core.data.recency import Recency
@@ -31,7 +31,7 @@ def calibrated_model(split, dim: int = 16):
         "held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
         "fusion": {"members": ["loglinear", "model2-jm", "model1-d"],
                    "weights": [0.5, 0.3, 0.2], "decision": "calibrated", "label": "test"},
-        "probability": {m: {"slope": 1.5 + i / 10, "intercept": -3.0, "queries": 9}
+        "probability": {m: p_expert_fit(1.0 + i / 10, queries=9)
                         for i, m in enumerate(METHODS)},
     }
     return model

@@ -8,6 +8,7 @@ import os
 import numpy as np
 import pytest
 import torch
+from rankers_helpers import p_expert_fit
 from safetensors.numpy import load as load_tensors
 from safetensors.numpy import save as save_tensors
 from test_model import tiny_model
@@ -393,8 +394,10 @@ def test_a_calibration_of_the_current_rule_round_trips_with_its_fits(saved, tmp_
     model.calibration = {"held_out": {"fraction": 0.02, "minimum": 50, "maximum": 1000,
                                       "seed": 0, "documents": ["d1", "d2"]},
                          "fusion": fusion, "measures": {"auto": {"AP": 0.5, "RR": 0.6}},
-                         "probability": {"auto": {"slope": 1.5, "intercept": -4.0,
-                                                  "queries": 12}}}
+                         "probability": {"auto": p_expert_fit(queries=12),
+                                         # calibrated before issue 42: read, not used
+                                         "tfidf": {"slope": 1.5, "intercept": -4.0,
+                                                   "queries": 12}}}
     try:
         save_model(model, tmp_path / "current")
     finally:
@@ -426,6 +429,11 @@ def _without(key):
     (lambda c: c["fusion"].__setitem__("anchor", "model1-d"), "expected one of"),
     (lambda c: c.__setitem__("probability", {"auto": {"slope": 1.0, "intercept": "x",
                                                       "queries": 3}}), "finite number"),
+    (lambda c: c.__setitem__("probability", {"auto": {**p_expert_fit(), "weights": [1.0]}}),
+     "weights: expected at least 2 item"),
+    (lambda c: c.__setitem__("probability", {"auto": {**p_expert_fit(),
+                                                      "weights": [1.0, 2.0]}}),
+     r"expected 5 numbers \(one per feature and the intercept\)"),
     (lambda c: c["fusion"].__setitem__("weights", [0.5, 0.5]), "expected 3 numbers"),
     (lambda c: c["fusion"].__setitem__("weights", [1.5, -0.25, -0.25]), "at least 0"),
     (lambda c: c["fusion"].__setitem__("bagged_weights", [1.0]), "expected 3 numbers"),

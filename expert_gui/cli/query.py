@@ -67,6 +67,8 @@ def run(args) -> int:
                           "recency": recency_json(collection, args),
                           "text_rule_note": model.text_rule_note,
                           "score": score_name(args), "p_expert": p_expert_json(ranking),
+                          "no_p_expert": None if ranking.p_expert is not None
+                          else missing_reason(ranking, args),
                           **auto_json(ranking, model, args.text, args.outside),
                           "candidates": None if ranking.candidates is None
                           else len(ranking.candidates),
@@ -110,8 +112,14 @@ def run(args) -> int:
             for d in row["documents"]:
                 print(f"      {d['doc_id']}: {d['matches']} matches ({', '.join(d['words'])})")
     if not p_expert:
-        print("(no P(expert): " + p_expert_missing(args) + ")")
+        print("(no P(expert): " + missing_reason(ranking, args) + ")")
     return 0
+
+
+def missing_reason(ranking, args) -> str:
+    """Why the ranking has no P(expert): its query's type (the ranking says), or the model and
+    options (`p_expert_missing`)."""
+    return ranking.extra.get("no_p_expert") or p_expert_missing(args)
 
 
 def p_expert_json(ranking) -> dict | None:
@@ -119,8 +127,9 @@ def p_expert_json(ranking) -> dict | None:
     fit = ranking.extra.get("p_expert")
     if fit is None:
         return None
-    return {"what": "P(one of the right people | query) = sigmoid(slope z + intercept), z the "
-                    "per-query z-score of the method's score", **fit}
+    return {"what": "P(one of the right people | query) = sigmoid(w . features + intercept), "
+                    "the features of each person's answer named in 'features' "
+                    "(rankers/probability.py)", **fit}
 
 
 def auto_json(ranking, model, text: str, outside: bool = False) -> dict:

@@ -12,7 +12,6 @@ from expert_gui.cli.ranker_options import (
     p_expert_missing,
     recency_line,
 )
-from expert_gui.core.errors import QueryError
 
 
 def register(sub):
@@ -28,7 +27,8 @@ def register(sub):
     p.add_argument("--p-expert", action="store_true",
                    help="add a 7th column: P(expert), the probability of being one of the "
                         "right people, comparable across topics (trec_eval ignores fields after "
-                        "the tag)")
+                        "the tag), where it is calibrated for every topic (whole documents, "
+                        "not short topics); else the run is written without it and says why")
     p.set_defaults(func=run)
 
 
@@ -46,14 +46,19 @@ def run(args) -> int:
     times["rank"] = time.perf_counter() - started
     rankings = {topic.id: ranking for topic, ranking in zip(topics, ranked, strict=True)}
     no_words = [topic for topic, ranking in rankings.items() if ranking.no_known_words]
-    if args.p_expert and any(r.p_expert is None for r in rankings.values() if len(r)):
-        raise QueryError(f"no P(expert) for {args.method}: {p_expert_missing(args)}")
-    write_run(args.run, rankings, args.tag or ranker.name, p_expert=args.p_expert)
+    without = [r for r in rankings.values() if len(r) and r.p_expert is None]
+    p_expert = args.p_expert and not without
+    write_run(args.run, rankings, args.tag or ranker.name, p_expert=p_expert)
     chosen = getattr(ranker, "candidates", None)
     within = "" if chosen is None else f" among {len(chosen):,} candidates"
     kind = " as papers from outside" if args.outside else ""
     print(f"{len(topics)} topics ranked{kind} with {ranker.name}{within}, written to {args.run}"
-          + (" (7th column: P(expert))" if args.p_expert else ""))
+          + (" (7th column: P(expert))" if p_expert else ""))
+    if args.p_expert and without:
+        print(f"no P(expert) column: {len(without):,} of {len(rankings):,} topics have none, "
+              f"so the run gives each person's score only: "
+              f"{without[0].extra.get('no_p_expert') or p_expert_missing(args)}",
+              file=sys.stderr)
     if args.method == "auto":
         for line in auto_lines(model, [t.query for t in topics], args.outside):
             print(line)

@@ -3,12 +3,15 @@ marked; the explanation and the exports say the same thing as the ranking."""
 
 import csv
 import dataclasses
+import html
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from rankers_helpers import p_expert_fit
 
 from expert_gui.core.rankers.methods import make_ranker
+from expert_gui.core.rankers.query_type import NO_P_EXPERT_FIT, NO_P_EXPERT_TOPIC
 from expert_gui.core.rankers.ranking import normalized_entropy
 from expert_gui.gui.panels.query import QueryPanel
 from expert_gui.gui.state import AppState
@@ -69,15 +72,17 @@ def test_auto_ranks_by_default_and_shows_its_own_score_under_its_name(qtbot, col
     state.runner.stop_all()
 
 
-def with_fits(model, methods=("loglinear", "auto", "model2-jm")):
-    """The model as training on held-out documents leaves it: with P(expert) fits."""
+def with_fits(model, methods=("loglinear", "auto", "model2-jm"),
+              kinds=("short topic", "whole document")):
+    """The model as training on held-out documents leaves it: with P(expert) fits (for `kinds`
+    of query; training gives whole documents only)."""
     model.calibration = {
         "held_out": {"fraction": 0.02, "minimum": 1, "maximum": 10, "seed": 0,
                      "documents": []},
         "fusion": {"members": ["loglinear", "model2-jm", "model1-d"],
                    "weights": [0.5, 0.5, 0.0], "normalisation": "z-score"},
         "measures": {},
-        "probability": {m: {"slope": 1.0 + i / 4, "intercept": -3.0, "queries": 7}
+        "probability": {m: p_expert_fit(1.0 + i / 4, queries=7, kinds=kinds)
                         for i, m in enumerate(methods)}}
     return model
 
@@ -105,6 +110,51 @@ def test_the_column_shows_p_expert_of_the_method_that_ranked(qtbot, collection, 
     panel.query_edit.clear()
     state.set_model(None, None)  # no ranking: no method's name over an empty list
     assert panel.results.rowCount() == 0 and head.text() == "Score" and not head.toolTip()
+    state.runner.stop_all()
+
+
+def test_a_topic_shows_each_persons_own_score_and_says_why_not_p_expert(qtbot, collection,
+                                                                        model, tmp_path):
+    """P(expert) is calibrated for whole documents only (issue 42): a topic's column is the
+    method's own score, and the line under the query, the column's tip and the export say
+    why; a whole document gets P(expert)."""
+    state = AppState()
+    panel = QueryPanel(state)
+    qtbot.addWidget(panel)
+    state.set_collection(collection, None)
+    state.set_model(with_fits(model, kinds=("whole document",)), None)
+    panel.method_combo.setCurrentIndex(panel.method_combo.findData("model2-jm"))
+    qtbot.waitUntil(lambda: panel.method_ranker is not None, timeout=10_000)
+    panel.set_query("disk cache")
+    head = panel.results.horizontalHeaderItem(3)
+    assert head.text() == "Model 2 (jm): log P(q|c)" and NO_P_EXPERT_TOPIC in head.toolTip()
+    assert panel.ranking.p_expert is None
+    assert html.escape(NO_P_EXPERT_TOPIC) in panel.words_label.text()
+    panel.save_ranking(tmp_path / "r.csv", trec=False)
+    with open(tmp_path / "r.csv", encoding="utf-8") as f:
+        row = next(csv.DictReader(f))
+    assert "P(expert)" not in row and row["p_expert"] == f"no P(expert): {NO_P_EXPERT_TOPIC}"
+    panel.set_query(" ".join(["disk cache"] * 7))  # 14 known words: a whole document
+    assert panel.ranking.p_expert is not None and head.text() == "Model 2 (jm) P(expert)"
+    state.runner.stop_all()
+
+
+def test_a_fit_of_z_alone_from_before_issue_42_shows_the_own_score(qtbot, collection, model):
+    """A model calibrated before issue 42 keeps sigmoid(a z + b), which made the top person of
+    a near-uniform answer near-certain: the panel shows the method's own score, and why."""
+    state = AppState()
+    panel = QueryPanel(state)
+    qtbot.addWidget(panel)
+    state.set_collection(collection, None)
+    old = {"slope": 1.5, "intercept": -3.0, "queries": 7}
+    state.set_model(dataclasses.replace(with_fits(model), calibration={
+        **with_fits(model).calibration, "probability": {"model2-jm": old}}), None)
+    panel.method_combo.setCurrentIndex(panel.method_combo.findData("model2-jm"))
+    qtbot.waitUntil(lambda: panel.method_ranker is not None, timeout=10_000)
+    panel.set_query("disk cache")
+    head = panel.results.horizontalHeaderItem(3)
+    assert panel.ranking.p_expert is None and "P(expert)" not in head.text()
+    assert NO_P_EXPERT_FIT in head.toolTip()
     state.runner.stop_all()
 
 

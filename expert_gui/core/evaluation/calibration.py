@@ -11,7 +11,7 @@ epoch to keep.
                 "label", "anchor", "cv": {...}, "short_topics": {weights, label, ...}, ...},
      "measures": {method: {"AP": MAP, "RR": MRR}},   (over the held-out documents; the
                                                       method "chance": a random ranking's)
-     "probability": {method: {"slope": a, "intercept": b, "queries": n}}}
+     "probability": {method: {"features": [...], "weights": [...], "queries": n}}}
 """
 
 from __future__ import annotations
@@ -42,7 +42,13 @@ from expert_gui.core.evaluation.heldout import (
     hold_out,
 )
 from expert_gui.core.evaluation.measures import PerTopic, scored_ap_rr
-from expert_gui.core.evaluation.probability_fit import fit_expert_probability
+from expert_gui.core.evaluation.probability_fit import (
+    SHORT_PER_DOCUMENT,
+    calibration_error,
+    fit_expert_probability,
+    short_queries,
+    top_pairs,
+)
 from expert_gui.core.evaluation.qrels import restrict
 from expert_gui.core.evaluation.quality import CHANCE, chance_measures
 from expert_gui.core.model.loglinear import LogLinearModel
@@ -55,7 +61,14 @@ from expert_gui.core.rankers.batch import (
 )
 from expert_gui.core.rankers.candidates import Restricted
 from expert_gui.core.rankers.fusion import FusionRanker, average_precisions, simplex_grid
-from expert_gui.core.rankers.query_type import short_topic, words_in
+from expert_gui.core.rankers.probability import expert_probabilities
+from expert_gui.core.rankers.query_type import (
+    ECE_LIMIT,
+    P_EXPERT_KINDS,
+    query_type,
+    short_topic,
+    words_in,
+)
 from expert_gui.core.store.manifest import MEMBERS
 from expert_gui.core.train.settings import TrainSettings
 
@@ -230,7 +243,7 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     topics = list(queries)
     texts = [queries[t] for t in topics]
     others = [m for m in METHODS if m not in (*MEMBERS, "auto", "ensemble")]
-    total = len(topics) * (1 + len(others))
+    total = len(topics) * (1 + len(others)) + len(topics) * (1 + SHORT_PER_DOCUMENT) * len(METHODS)
     done = 0
 
     what = "ranking with auto's members"  # said with each count: (done, total, what)
@@ -251,14 +264,12 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     n, n_people = len(topics), len(person_ids)
     relevant = {id(person_ids): _relevant(person_ids, topics, qrels)}
     per_topic: dict[str, PerTopic] = {}
-    fits: dict[str, dict | None] = {}
 
     def measure(method: str, people, values: np.ndarray, knows: np.ndarray) -> None:
         """AP, RR and the fit of P(expert) of a method's scores (queries x its people)."""
         rel = relevant.setdefault(id(people), _relevant(people, topics, qrels))
         per_topic[method] = PerTopic(tuple(topics), scored_ap_rr(
             values, knows, rel, [len(r) for r in rel], people, DEPTH))
-        fits[method] = fit_expert_probability(values, knows, rel)
 
     # auto's members' z-scores (members x queries x people), and the ensemble of two of them
     zs = np.zeros((len(MEMBERS), n, n_people))
@@ -286,9 +297,10 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
     measure("auto", person_ids, auto, zs.any(axis=(0, 2)))
     measure("ensemble", ensemble.person_ids, fused, fused_knows)
     del zs, auto, fused
+    built = dict(named)  # each method's ranker, kept for the fits of P(expert)
     for method in others:
         doing(f"indexing for {METHOD_LABELS[method]}" + INDEXING.get(method, ""))
-        ranker = build(method)
+        ranker = built[method] = build(method)
         doing(f"ranking with {METHOD_LABELS[method]}")
         values, knows = np.zeros((n, len(ranker.person_ids))), np.zeros(n, dtype=bool)
         for start, part in _numbered(blocks(texts, block_size(ranker))):
@@ -304,12 +316,86 @@ def calibrate(model: LogLinearModel, split: HeldOut, *,
         measured(per_topic)
     measures = {m: p.means() for m, p in per_topic.items()}
     measures[CHANCE] = chance_measures([len(r) for r in relevant[id(person_ids)]], n_people)
-    return {
-        "held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
-        "fusion": choice,
-        "measures": measures,
-        "probability": {m: fit for m in METHODS if (fit := fits.get(m)) is not None},
-    }
+    record = {"held_out": {**split.settings.to_dict(), "documents": split.doc_ids},
+              "fusion": choice, "measures": measures}
+    record["probability"] = fit_p_expert(model, split, record, METHODS, device=device,
+                                         should_stop=should_stop, step=step, doing=doing,
+                                         rankers=built)
+    return record
+
+
+def fit_p_expert(model: LogLinearModel, split: HeldOut, calibration: dict,
+                 methods: Sequence[str], *, device: str | None = None,
+                 should_stop: Callable[[], bool] | None = None,
+                 step: Callable[[int], None] = lambda n: None,
+                 doing: Callable[[str], None] = lambda text: None,
+                 rankers: Mapping[str, Ranker] | None = None) -> dict[str, dict]:
+    """Each method's fit of P(expert) (probability_fit.py) on the held-out documents and the
+    short queries drawn from them, ranked as `calibration` (its `fusion`: auto's weights) has
+    the model rank them: {method: fit}, without the methods that know no query's word.
+    `rankers`: ones already built on `split.training` without P(expert) (LSI's takes seconds
+    to build), used as given."""
+    from expert_gui.core.rankers.methods import make_ranker
+    from expert_gui.core.rankers.names import METHOD_LABELS
+
+    queries, qrels = split.queries(), split.qrels()
+    topics = list(queries)
+    texts = [queries[t] for t in topics]
+    short, sources = short_queries([model.tokenizer.words(t) for t in texts],
+                                   split.settings.seed)
+    every = texts + short
+    fits = {}
+    kept = model.calibration
+    model.calibration = calibration  # auto's weights, as the model will rank with them
+    try:
+        for method in methods:
+            doing(f"fitting P(expert) of {METHOD_LABELS[method]}")
+            ranker = (rankers or {}).get(method) or make_ranker(
+                method, model=model, collection=split.training, p_expert=False, device=device)
+            index = {p: i for i, p in enumerate(ranker.person_ids)}
+            of_topic = [np.array([index[p] for p in qrels[t] if p in index], dtype=np.int64)
+                        for t in topics]
+            values = np.zeros((len(every), len(ranker.person_ids)))
+            knows, n_words = np.zeros(len(every), dtype=bool), np.zeros(len(every))
+            for start, part in _numbered(blocks(every, block_size(ranker))):
+                check_stop(should_stop)
+                scores = ranker.score_batch(part)
+                rows = slice(start, start + len(part))
+                values[rows], knows[rows] = scores.values, _knows(scores)
+                n_words[rows] = [len(k) for k in scores.known]
+                step(len(part))
+            relevant = of_topic + [of_topic[s] for s in sources]
+            fit = fit_expert_probability(values, knows, n_words, relevant)
+            if fit is not None:
+                fits[method] = {**fit, **checked_kinds(
+                    values, knows, n_words, relevant,
+                    np.concatenate([np.arange(len(texts)), sources]) % 2)}
+    finally:
+        model.calibration = kept
+    return fits
+
+
+def checked_kinds(values: np.ndarray, knows: np.ndarray, n_words: np.ndarray,
+                  relevant: Sequence[np.ndarray], fold: np.ndarray) -> dict:
+    """The expected calibration error of a fit over each query type's TOP people, cross-fitted
+    (each of two folds judged by the fit of the other: `fold` of each query, a document's short
+    queries in its own fold), and the types of P_EXPERT_KINDS whose error is within ECE_LIMIT:
+    {"ece": {type: error}, "kinds": [type, ...]}."""
+    p = np.zeros_like(values)
+    for f in (0, 1):
+        train = knows & (fold != f)
+        fit = fit_expert_probability(values[train], np.ones(int(train.sum()), dtype=bool),
+                                     n_words[train], [relevant[q] for q in np.flatnonzero(train)])
+        if fit is None:
+            return {"ece": {}, "kinds": []}
+        rows = fold == f
+        p[rows] = expert_probabilities(values[rows], n_words[rows], fit["weights"])
+    types = np.array([query_type(int(n)) for n in n_words])
+    ece = {}
+    for kind in sorted(set(types[knows])):
+        ece[kind] = calibration_error(*top_pairs(values, p, relevant,
+                                                 np.flatnonzero(knows & (types == kind))))[0]
+    return {"ece": ece, "kinds": [k for k in P_EXPERT_KINDS if ece.get(k, 1.0) <= ECE_LIMIT]}
 
 
 def _numbered(parts: Iterable[Sequence]) -> Iterable[tuple[int, Sequence]]:

@@ -1,142 +1,149 @@
-"""Fitting P(expert) = sigmoid(a z + b) (rankers/probability.py) on the held-out documents: a
-logistic regression of "is one of the document's people" on the per-query z-score, every
-candidate of every held-out query being one example."""
+"""Fitting P(expert) (rankers/probability.py) on the held-out documents: a logistic regression
+of "is one of the query's people" on the FEATURES of each person's answer.
+
+The labels a model has without topics are its held-out documents' people ("who wrote this?"),
+whole documents, hundreds of words long. A topic is a few words, and a fit of whole documents
+alone made a two-word query's top person near-certain (issue 42). So each held-out document
+also gives SHORT_PER_DOCUMENT short queries, a few consecutive words of it (TOPIC_WORDS, as
+long as topics tend to be), labelled with the same people: the fit sees the lengths it will
+answer.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-from expert_gui.core.rankers.fusion import zscores
+from expert_gui.core.data.text import NUMBER_TOKEN
+from expert_gui.core.rankers.probability import FEATURES, feature_matrix, query_parts, sigmoid
 
 ITERATIONS = 100
-RIDGE = 1e-6  # keeps a and b finite when the examples are separable
-TOLERANCE = 1e-13  # Newton's method stops when a step would raise the objective less (relative)
-WARM_START = 100_000  # evenly spaced examples of the sample whose fit starts the fit of more
-CHUNK = 16_384  # examples per piece of a pass: its temporaries stay in the CPU's cache
-ROWS_BYTES = 8 * 2**20  # queries z-scored at once: zscores' temporaries stay this small
+RIDGE = 1e-6  # keeps the weights finite when the examples are separable
+TOLERANCE = 1e-12  # Newton's method stops when a step would raise the objective less (relative)
+# Examples a fit keeps: every positive, and evenly spaced negatives weighted by the ones they
+# stand for (DPDK: 2,700 queries x 1,473 people = 4 million; a fit of 6 weights on a million
+# takes about a second and agrees with the whole to about 1e-3).
+MAX_EXAMPLES = 1_000_000
+ROWS_BYTES = 8 * 2**20  # queries turned into features at once
+TOPIC_WORDS = (1, 2, 3, 4)  # lengths of the short queries drawn (demo, DPDK, AMiner topics)
+SHORT_PER_DOCUMENT = 2  # short queries drawn from each held-out document
+TOP = 10  # a query's people whose P(expert) is judged: the first screen of a ranking (issue 42)
+BINS = 10  # equal-width bins of P in the expected calibration error
 
 
-def fit_positives(x: np.ndarray, positives: np.ndarray) -> tuple[float, float]:
-    """(a, b) maximising sum log P(y | sigmoid(a x + b)) (with a negligible ridge), y being 1 at
-    the indices `positives` (sorted, distinct) and 0 elsewhere, by Newton's method with step
-    halving, until a step would raise the objective by less than TOLERANCE of it (its Newton
-    decrement: from there the step lands on the optimum to many more digits than the
-    objective's change would show). The labels are never written out: the objective, gradient
-    and Hessian of one feature are a few sums over the examples, each Newton step one pass over
-    x in cache-sized pieces (29 million examples per method on DPDK copied 20 times).
+def fit_logistic(x: np.ndarray, y: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+    """The weights maximising sum weight * log P(y | sigmoid(x @ w)) - RIDGE |w|^2 / 2 (x's last
+    column the intercept's ones), by Newton's method with step halving, until a step would raise
+    the objective by less than TOLERANCE of it."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    weight = np.ones(len(y)) if weight is None else np.asarray(weight, dtype=np.float64)
+    beta = np.zeros(x.shape[1])
+    rate = min(max(float(weight @ y) / max(float(weight.sum()), 1e-300), 1e-9), 1 - 1e-9)
+    beta[-1] = np.log(rate / (1 - rate))
 
-    Past WARM_START examples, Newton's method starts from the optimum of a stratified sample
-    of them (every positive, and the negatives among evenly spaced examples, about WARM_START,
-    each counting for the `stride` examples it stands for), which leaves it two or three steps
-    from the optimum instead of six to ten (on DPDK copied 20 times, one positive in 29,460
-    examples: an evenly spaced subsample holds three): the objective is strictly concave, so
-    it ends at the same optimum, to the same tolerance."""
-    y_x, y_1 = float(x[positives].sum()), float(len(positives))
-    start = None
-    if len(x) > 2 * WARM_START and 0 < len(positives) < len(x):
-        stride = len(x) // WARM_START
-        chosen = x[positives]
-        kept = x[np.setdiff1d(np.arange(0, len(x), stride), positives)]
-        if len(kept):
-            start = _newton(lambda a, b: _sums(chosen, a, b) + stride * _sums(kept, a, b),
-                            y_x, y_1, len(x), None)
-    return tuple(float(v) for v in _newton(lambda a, b: _sums(x, a, b), y_x, y_1, len(x),
-                                           start))
+    def objective(b: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        t = x @ b
+        log1pe = np.maximum(t, 0.0) + np.log1p(np.exp(-np.abs(t)))  # log(1 + e^t)
+        p = sigmoid(t)
+        value = float(weight @ (y * t - log1pe)) - 0.5 * RIDGE * float(b @ b)
+        gradient = x.T @ (weight * (y - p)) - RIDGE * b
+        hessian = (x * (weight * p * (1 - p))[:, None]).T @ x + RIDGE * np.eye(len(b))
+        return value, gradient, hessian
 
-
-def _newton(sums: Callable[[float, float], np.ndarray], y_x: float, y_1: float, n: int,
-            beta: np.ndarray | None) -> np.ndarray:
-    """Newton's method with step halving on the objective whose `_sums` at (a, b) are
-    `sums(a, b)`: y_x is the sum of the positives' x, y_1 their count, n the examples'."""
-    if beta is None:
-        rate = min(max(y_1 / n, 1e-9), 1 - 1e-9)
-        beta = np.array([0.0, np.log(rate / (1 - rate))])
-    current, gradient, hessian = _objective(sums, beta, y_x, y_1)
+    current, gradient, hessian = objective(beta)
     for _ in range(ITERATIONS):
         step = np.linalg.solve(hessian, gradient)
         if 0.5 * float(gradient @ step) <= TOLERANCE * max(1.0, abs(current)):
-            return beta + step  # converged: this step is the last
+            return beta + step
         for _ in range(30):
-            trial = beta + step
-            at_trial = _objective(sums, trial, y_x, y_1)
+            at_trial = objective(beta + step)
             if at_trial[0] >= current:
                 break
             step = step / 2
-        beta, (current, gradient, hessian) = trial, at_trial
+        beta = beta + step
+        current, gradient, hessian = at_trial
     return beta
 
 
-def _objective(sums: Callable[[float, float], np.ndarray], beta: np.ndarray, y_x: float,
-               y_1: float) -> tuple[float, np.ndarray, np.ndarray]:
-    """The objective at beta = (a, b), its gradient and its Hessian, from the `_sums` there.
-    Its sums are of terms of one sign, so that it is exact to far less than the gains the line
-    search compares (the sum of max(t, 0) as (a sum x + b n + sum |t|) / 2 cancels to 1e-8 on
-    29 million examples, more than a last step's gain)."""
-    a, b = float(beta[0]), float(beta[1])
-    positive_part, log_terms, p_1, p_x, w_1, w_x, w_xx = (float(v) for v in sums(a, b))
-    objective = a * y_x + b * y_1 - positive_part - log_terms - 0.5 * RIDGE * (a * a + b * b)
-    gradient = np.array([y_x - p_x, y_1 - p_1]) - RIDGE * np.asarray(beta)
-    hessian = np.array([[w_xx, w_x], [w_x, w_1]]) + RIDGE * np.eye(2)
-    return objective, gradient, hessian
+def calibration_error(p: np.ndarray, relevant: np.ndarray) -> tuple[float, list[tuple]]:
+    """Expected calibration error of probabilities `p` against 0/1 `relevant`: in BINS
+    equal-width bins of p, the gap between the mean p and the share relevant, weighted by the
+    bin's share of the examples; and the reliability curve, (bin, count, mean p, share
+    relevant) of each bin that holds any."""
+    p, relevant = np.asarray(p, dtype=np.float64), np.asarray(relevant, dtype=np.float64)
+    if not len(p):
+        return 0.0, []
+    bins = np.minimum((p * BINS).astype(int), BINS - 1)
+    error, curve = 0.0, []
+    for b in range(BINS):
+        inside = bins == b
+        if inside.any():
+            mean_p, share = float(p[inside].mean()), float(relevant[inside].mean())
+            error += inside.mean() * abs(mean_p - share)
+            curve.append((b, int(inside.sum()), mean_p, share))
+    return float(error), curve
 
 
-def _sums(x: np.ndarray, a: float, b: float) -> np.ndarray:
-    """The sums over x of max(t, 0), log1p(e), p, p x, p (1 - p), p (1 - p) x and
-    p (1 - p) x^2, in one pass in pieces of CHUNK. With t = a x + b and e = exp(-|t|):
-    log(1 + exp(t)) = max(t, 0) + log1p(e), p = sigmoid(t) is 1 / (1 + e) where t >= 0 and
-    e / (1 + e) where t < 0, and p (1 - p) is their product."""
-    size = max(1, min(CHUNK, len(x)))
-    t, e, u, p = (np.empty(size) for _ in range(4))
-    below = np.empty(size, dtype=bool)
-    out = np.zeros(7)
-    for start in range(0, len(x), size):
-        xc = x[start:start + size]
-        m = len(xc)
-        tc, ec, uc, pc, bc = t[:m], e[:m], u[:m], p[:m], below[:m]
-        np.multiply(xc, a, out=tc)
-        np.add(tc, b, out=tc)
-        np.maximum(tc, 0.0, out=uc)
-        out[0] += uc.sum()
-        np.abs(tc, out=ec)
-        np.negative(ec, out=ec)
-        np.exp(ec, out=ec)
-        np.log1p(ec, out=uc)
-        out[1] += uc.sum()
-        np.add(ec, 1.0, out=uc)
-        np.reciprocal(uc, out=uc)  # 1 / (1 + e)
-        np.multiply(ec, uc, out=ec)  # e / (1 + e)
-        np.less(tc, 0.0, out=bc)
-        np.copyto(pc, uc)
-        np.copyto(pc, ec, where=bc)  # p
-        out[2] += pc.sum()
-        out[3] += pc @ xc
-        np.multiply(ec, uc, out=ec)  # p (1 - p)
-        out[4] += ec.sum()
-        np.multiply(ec, xc, out=ec)
-        out[5] += ec.sum()
-        out[6] += ec @ xc
-    return out
+def top_pairs(scores: np.ndarray, p: np.ndarray, relevant: Sequence[np.ndarray],
+              rows: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(P, is relevant) of the TOP people by score of each query in `rows` (scores and p:
+    queries x people; relevant: each query's people's indices)."""
+    ps, ys = [], []
+    for q in rows:
+        top = np.argsort(-scores[q], kind="stable")[:TOP]
+        ps.append(p[q, top])
+        ys.append(np.isin(top, relevant[q]))
+    return (np.concatenate(ps), np.concatenate(ys)) if ps else (np.zeros(0), np.zeros(0))
 
 
-def fit_expert_probability(scores: np.ndarray, knows: np.ndarray,
+def fit_expert_probability(scores: np.ndarray, knows: np.ndarray, n_words: np.ndarray,
                            relevant: Sequence[np.ndarray]) -> dict | None:
-    """The fit of one method: `scores[i]` are its scores of every candidate for held-out query
-    i, `relevant[i]` the indices of that query's people among them; the queries it knows no
-    word of (`knows` False) are left out. None when no query is left.
+    """The fit of one method: `scores[i]` are its scores of every candidate for query i (of
+    `n_words[i]` known words), `relevant[i]` the indices of that query's people among them;
+    the queries it knows no word of (`knows` False) are left out. None when no query is left.
 
-    The queries are z-scored a few at a time (each row's z-scores are its own), so that no
-    temporary of the size of all of them is made."""
+    Past MAX_EXAMPLES, the negatives are evenly spaced ones, each weighted by how many it stands
+    for; the queries are turned into features a few at a time."""
     rows = np.flatnonzero(knows)
     n_people = scores.shape[1]
     if not len(rows) or not n_people:
         return None
-    x = np.empty((len(rows), n_people))
-    size = max(1, ROWS_BYTES // (8 * n_people))
+    n_words = np.asarray(n_words)
+    n_pos = sum(len(relevant[q]) for q in rows)
+    stride = max(1, -(-(len(rows) * n_people - n_pos) // max(MAX_EXAMPLES - n_pos, 1)))
+    xs, ys, ws = [], [], []
+    size = max(1, ROWS_BYTES // (8 * len(FEATURES) * n_people))
     for start in range(0, len(rows), size):
-        x[start:start + size] = zscores(scores[rows[start:start + size]])
-    positives = np.unique(np.concatenate(
-        [i * n_people + np.asarray(relevant[q], dtype=np.int64) for i, q in enumerate(rows)]))
-    a, b = fit_positives(x.ravel(), positives)
-    return {"slope": a, "intercept": b, "queries": len(rows)}
+        part = rows[start:start + size]
+        x = feature_matrix(*query_parts(scores[part], n_words[part]))
+        y = np.zeros((len(part), n_people), dtype=bool)
+        for i, q in enumerate(part):
+            y[i, relevant[q]] = True
+        y = y.ravel()
+        flat = np.arange(len(y)) + start * n_people
+        keep = y | (flat % stride == 0)
+        xs.append(x[keep])
+        ys.append(y[keep])
+        ws.append(np.where(y[keep], 1.0, float(stride)))
+    weights = fit_logistic(np.concatenate(xs), np.concatenate(ys), np.concatenate(ws))
+    return {"features": list(FEATURES), "weights": [float(w) for w in weights],
+            "queries": len(rows)}
+
+
+def short_queries(documents: Sequence[list[str]], seed: int) -> tuple[list[str], list[int]]:
+    """SHORT_PER_DOCUMENT short queries from each document (its words, as the tokenizer reads
+    them, numbers left out): TOPIC_WORDS consecutive words of it, from a place drawn with
+    `seed`; and the index of the document each comes from. A document shorter than a length
+    gives all of its words."""
+    rng = np.random.default_rng(seed)
+    queries, sources = [], []
+    for i, words in enumerate(documents):
+        words = [w for w in words if w != NUMBER_TOKEN]
+        for _ in range(SHORT_PER_DOCUMENT):
+            k = int(rng.choice(TOPIC_WORDS))
+            start = int(rng.integers(0, max(1, len(words) - k + 1)))
+            queries.append(" ".join(words[start:start + k]))
+            sources.append(i)
+    return queries, sources

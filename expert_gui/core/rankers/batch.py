@@ -125,8 +125,11 @@ class Scores:
         extra = dict(self.extra[i]) if self.extra else {}
         p_expert = None
         if self.p_expert is not None:
-            p_expert = self.p_expert.probabilities(row)[people]
-            extra["p_expert"] = self.p_expert.fit
+            if missing := self.p_expert.missing(len(self.known[i])):
+                extra["no_p_expert"] = missing
+            else:
+                p_expert = self.p_expert.probabilities(row, len(self.known[i]))[people]
+                extra["p_expert"] = self.p_expert.fit
         probabilities = entropy = None
         if self.log_probabilities:
             probabilities = np.exp(row)

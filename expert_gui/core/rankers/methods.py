@@ -24,6 +24,7 @@ from expert_gui.core.data.derived import derived
 from expert_gui.core.data.recency import DocumentWeights, Recency
 from expert_gui.core.errors import QueryError
 from expert_gui.core.rankers.names import ENSEMBLE_MEMBERS, METHODS
+from expert_gui.core.rankers.probability import usable_fit
 
 if TYPE_CHECKING:
     from expert_gui.core.data.collection import Collection
@@ -76,7 +77,7 @@ def make_ranker(method: str, *, model: LogLinearModel | None = None,
                     arrays_for(device), weights)
     fit = ((model.calibration or {}).get("probability", {}).get(method)
            if p_expert and model is not None and not outside and weights is None else None)
-    if fit is not None and all(_DEFAULTS.get(k, object()) == v for k, v in options.items()):
+    if usable_fit(fit) and all(_DEFAULTS.get(k, object()) == v for k, v in options.items()):
         from expert_gui.core.rankers.probability import ExpertProbability
 
         ranker = ExpertProbability(ranker, fit)

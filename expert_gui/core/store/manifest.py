@@ -110,6 +110,24 @@ _FUSION_OPTIONAL: dict[str, Check] = {**_FUSION_CHOICE, "bagged_weights": _WEIGH
                                       "bootstrap_sd": _WEIGHTS, "short_topics": _SHORT_TOPICS}
 
 
+# A fit of P(expert) (rankers/probability.py): of its features, with what it was checked on; or,
+# calibrated before issue 42, sigmoid(slope z + intercept), read but not used.
+_FEATURE_FIT = obj({"features": list_of(nonempty_string, min_length=1),
+                    "weights": list_of(number, min_length=2), "queries": integer(1)},
+                   {"ece": obj({}, other=number), "kinds": list_of(nonempty_string)})
+_SLOPE_FIT = obj({"slope": number, "intercept": number, "queries": integer(1)})
+
+
+def _p_expert_fit(value, where: str) -> None:
+    if not isinstance(value, dict) or "features" not in value:
+        _SLOPE_FIT(value, where)
+        return
+    _FEATURE_FIT(value, where)
+    if len(value["weights"]) != len(value["features"]) + 1:
+        raise SchemaError(f"{where}.weights", f"expected {len(value['features']) + 1} numbers "
+                                              f"(one per feature and the intercept)")
+
+
 def _calibration(value, where: str) -> None:
     """The held-out documents, the weights of `auto` and how they were chosen, every method's
     measures there, each method's fit of P(expert) (core/evaluation/calibration.py), and the
@@ -119,8 +137,7 @@ def _calibration(value, where: str) -> None:
     fusion = obj({"members": list_of(one_of(MEMBERS), unique=True, min_length=1),
                   "weights": _WEIGHTS, "normalisation": constant("z-score")}, _FUSION_OPTIONAL)
     measures = obj({}, other=obj({"AP": number, "RR": number}))
-    probability = obj({}, other=obj({"slope": number, "intercept": number,
-                                     "queries": integer(1)}))
+    probability = obj({}, other=_p_expert_fit)
     retrained = obj({"documents": integer(1), "people": integer(1), "words": integer(0),
                      "epochs": integer(1), "steps": integer(0), "seconds": number})
     obj({"held_out": fraction, "fusion": fusion, "measures": measures},

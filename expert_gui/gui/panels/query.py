@@ -554,7 +554,9 @@ class QueryPanel(Explanation, ModelTexts, RankingExport, QWidget):
 
     def missing_p_expert(self) -> str:
         """Why the ranking on screen has no P(expert) though the model holds a fit for its
-        method: a paper from outside, or recency ("" otherwise)."""
+        method: its query's type, a paper from outside, or recency ("" otherwise)."""
+        if self.ranking is not None and (why := self.ranking.extra.get("no_p_expert")):
+            return f"no P(expert): {why}"
         model = self.state.model
         fits = (model.calibration or {}).get("probability", {}) if model is not None else {}
         return no_p_expert(self.ranked_variant) if self.ranked_by in fits else ""

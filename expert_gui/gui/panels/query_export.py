@@ -50,6 +50,8 @@ class RankingExport:
                 if variant:  # what else made it: asked as a paper from outside, recency
                     about["asked_as"] = OUTSIDE_PAPER if variant.outside else "topic"
                     about["recency"] = self.recency_text or "none"
+                if self.ranking.p_expert is None and (missing := self.missing_p_expert()):
+                    about["p_expert"] = missing  # each person's own score instead, and why
                 write_ranking_csv(path, self.ranking, names, {
                     **about, "model": model, "collection": str(s.collection_path or ""),
                     "exported": datetime.now().astimezone().isoformat(timespec="seconds")},

@@ -9,11 +9,11 @@ import numpy as np
 
 from expert_gui.core.evaluation.tables import label
 from expert_gui.core.rankers.names import SCORE_NAMES
+from expert_gui.core.rankers.query_type import NO_P_EXPERT_FIT
 
 VALUE_HEADER = "Score"  # the column of numbers until a ranking names its own
-# Why a ranking of a topic has no P(expert).
-NO_FIT = "no P(expert): the model was trained without held-out documents or before P(expert) " \
-         "existed"
+# Why a ranking has no P(expert) when nothing more particular is known.
+NO_FIT = f"no P(expert): {NO_P_EXPERT_FIT}"
 
 
 def score_bars(scores: np.ndarray) -> np.ndarray:
@@ -39,9 +39,10 @@ def shown_values(ranking, ranked_by: str, depth: int,
         fit = ranking.extra.get("p_expert", {})
         return (f"{method} P(expert)",
                 f"P(expert) by {method}: {method}'s own estimate of the probability that "
-                "the person is one of the right people for this query (a logistic fit of "
-                f"its scores on the model's {fit.get('queries', 0):,} held-out documents), "
-                "comparable across queries. Each method has its own fit: for one query two "
+                "the person is one of the people of a document like this one (a logistic fit "
+                "of how each person's score stands out and how peaked the answer is, on the "
+                f"model's {fit.get('queries', 0):,} held-out documents and short pieces of "
+                "them), comparable across queries. Each method has its own fit: for one query two "
                 "methods can be sure to very different degrees, so compare people within "
                 "one method's list, not one method's numbers with another's.",
                 ranking.p_expert[:len(people)].tolist(), True)
