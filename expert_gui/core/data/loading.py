@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from expert_gui.core.data import cache
 from expert_gui.core.data.collection import Collection, CollectionBuilder
 from expert_gui.core.data.formats import FORMATS, detect_format, reader
 from expert_gui.core.data.formats.presets import TableColumns
@@ -105,10 +106,15 @@ def load_collection(
 
     steps = Progress(progress, should_stop)
     report = LoadReport(format=name, files=[s.split("\t")[0] for s in sources])
-    spill_dir = None if why else folder.parent  # beside the caches, else the system's temp
+    if why:  # the text goes to the system's temporary folder
+        spill_dir = Path(tempfile.gettempdir())
+        spilled = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
+    else:  # beside the caches, where a load killed leaves nothing a later one keeps
+        spill_dir = folder.parent
+        cache.remove_stale(spill_dir)
+        spilled = cache.work_folder(spill_dir, fingerprint, "spill")
     try:
-        with _spilling(spill_dir or Path(tempfile.gettempdir()), report.files), \
-                tempfile.TemporaryDirectory(dir=spill_dir, ignore_cleanup_errors=True) as spill:
+        with _spilling(spill_dir, report.files), spilled as spill:
             builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
             with recording_reads() as reads:
                 module.read(path, builder, associations=associations, people=people,
