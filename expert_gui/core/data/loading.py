@@ -33,6 +33,7 @@ from expert_gui.core.data.inputs import (
     content_hash,
     recording_reads,
     require_regular,
+    resolve,
 )
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TextSettings, inline_stopwords
@@ -74,13 +75,13 @@ def load_collection(
     path = Path(path).expanduser()
     if path.exists() and not path.is_dir():
         require_regular(path, CollectionError)  # named as given, before a link is resolved
-    path = collection_path(path.resolve(), format)
+    path = collection_path(_resolved(path), format)
     if path.parent == path:  # any file on the disk would be read as part of it
         raise CollectionError(path, None, "the root of the file system is not a collection; "
                                           "open the folder that holds the documents or exports")
     settings = inline_stopwords(settings)  # the cache key follows the list's content
-    associations = Path(associations).expanduser().resolve() if associations else None
-    people = Path(people).expanduser().resolve() if people else None
+    associations = _resolved(Path(associations).expanduser()) if associations else None
+    people = _resolved(Path(people).expanduser()) if people else None
     for companion in (associations, people):
         if companion is not None:
             require_regular(companion, CollectionError)
@@ -141,6 +142,16 @@ def load_collection(
             return collection
     except Stop:
         return None
+
+
+def _resolved(path: Path) -> Path:
+    """A path as given, absolute and its links followed; a link that loops is a
+    CollectionError naming it."""
+    try:
+        return resolve(path)
+    except OSError as exc:
+        raise CollectionError(path, None, f"a link that cannot be followed "
+                                          f"({exc.strerror or exc})") from None
 
 
 def collection_path(path: Path, format: str | None = None) -> Path:

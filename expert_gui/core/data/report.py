@@ -44,6 +44,7 @@ PROBLEM_KINDS = {
     "repeated-field": "a field given more than once in one record (the values joined)",
     "preamble": "lines before a table's header, such as a copyright notice (not read)",
     "likely-duplicate": "people kept apart who may be one person (shown, not joined)",
+    "nameless-author": "authors whose names hold no letter or digit (left out)",
 }
 
 @dataclass(frozen=True)
