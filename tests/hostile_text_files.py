@@ -132,3 +132,30 @@ def make_long_date(folder: Path, size: int = 5_000) -> Path:
     4,300 digits for `int`)."""
     return _enw(folder / "dates.enw", [["%0 Journal Article", "%T Ring buffers",
                                         "%A Archer, Ann", f"%D 2019/{'1' * size}"]])
+
+
+def remove_deep(top: Path) -> None:
+    """Remove a folder however deep it is nested (shutil.rmtree recurses once per level),
+    from the bottom up, by file descriptors relative to each level."""
+    if not top.exists():
+        return
+    fds = [os.open(top, os.O_RDONLY)]
+    try:
+        while True:
+            inner = next((e.name for e in os.scandir(fds[-1])
+                          if e.is_dir(follow_symlinks=False)), None)
+            if inner is not None:
+                fds.append(os.open(inner, os.O_RDONLY, dir_fd=fds[-1]))
+                continue
+            for entry in os.scandir(fds[-1]):
+                os.unlink(entry.name, dir_fd=fds[-1])
+            if len(fds) == 1:
+                break
+            os.close(fds.pop())
+            for entry in os.scandir(fds[-1]):
+                if entry.is_dir(follow_symlinks=False):
+                    os.rmdir(entry.name, dir_fd=fds[-1])
+    finally:
+        for fd in fds:
+            os.close(fd)
+    os.rmdir(top)

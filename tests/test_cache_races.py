@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+import expert_gui
 from expert_gui.core.data import cache
 from expert_gui.core.data.loading import collection_cache, load_collection
 from expert_gui.core.paths import cache_dir
 
-REPO = Path(__file__).resolve().parent.parent
+# The code under test, for the processes a test starts (the tree expert_gui was imported from).
+REPO = Path(expert_gui.__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -104,7 +106,7 @@ load_collection(sys.argv[1], progress=progress)
 def test_a_load_killed_while_reading_leaves_nothing_once_the_next_one_runs(folder):
     env = dict(os.environ, PYTHONPATH=str(REPO))
     child = subprocess.Popen([sys.executable, "-c", _KILLED_WHILE_READING, str(folder)],
-                             stdout=subprocess.PIPE, env=env)
+                             stdout=subprocess.PIPE, env=env, cwd=folder.parent)
     try:
         assert child.stdout.readline() == b"reading\n"
         root = cache_dir() / "collections"
