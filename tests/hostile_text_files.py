@@ -61,10 +61,12 @@ def make_initials(folder: Path, size: int = MB) -> Path:
 
 
 def make_long_family(folder: Path, size: int = 60_000) -> Path:
-    """EndNote tagged: a family name of `size` letters (a variant per letter left out)."""
+    """EndNote tagged: a family name of `size` letters, and one a letter apart (a variant per
+    letter left out, each a different string)."""
+    family = (string.ascii_lowercase * (size // 26 + 1))[:size]
     return _enw(folder / "family.enw", [
-        ["%0 Journal Article", "%T Ring buffers", "%A " + "x" * size + ", Ann"],
-        ["%0 Journal Article", "%T Mempool caches", "%A " + "x" * (size - 1) + "y, Ann"]])
+        ["%0 Journal Article", "%T Ring buffers", f"%A {family}, Ann"],
+        ["%0 Journal Article", "%T Mempool caches", f"%A {family[:-1]}x, Ann"]])
 
 
 def make_nameless(folder: Path, size: int = 0) -> Path:
