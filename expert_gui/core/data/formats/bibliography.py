@@ -100,8 +100,8 @@ class Bibliography:
         if nameless:
             shown = ", ".join(repr(a.name.display()[:20]) for a in nameless[:5])
             self.report.add("nameless-author", record.file, record.line,
-                            f"{len(nameless)} authors whose names hold no letter or digit, left "
-                            f"out: {shown}")
+                            f"authors whose names hold no letter or digit, left out "
+                            f"({len(nameless)}): {shown}")
         return kept
 
     def _unique_id(self, record: Record, used: dict[str, Record]) -> str:
