@@ -8,18 +8,29 @@ documents had dates is refused too, and read again; one without people's affilia
 a collection that records none). A cache is written under a temporary name and renamed, so a
 crash leaves either the old cache or none; a write that fails (a full disk) removes what it
 wrote and raises OutputFolderError.
+
+Loads of one collection may run at once (two windows, the app and the CLI): each works in
+folders of its own beside the caches (`work_folder`: the text spilled while reading, a cache
+being written, one moved aside), each held by an OS lock while its process lives, so a load
+killed at any point leaves nothing a later one does not remove (`remove_stale`); a load that
+finds the cache written by another when it renames its own keeps that one (the same files
+give the same cache).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
+import secrets
 import shutil
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import xxhash
+from filelock import FileLock, Timeout
 
 from expert_gui.core import schema
 from expert_gui.core.data.affiliations import MAX_AFFILIATION_CHARS, MAX_AFFILIATIONS
@@ -43,25 +54,97 @@ def write(folder: str | Path, arrays: dict[str, np.ndarray], meta: dict) -> None
     text = json.dumps(meta)
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=folder.name + ".", dir=folder.parent))
+        with work_folder(folder.parent, folder.name, "tmp") as work:
+            tmp = work / "cache"
+            try:
+                tmp.mkdir()
+                for name, values in arrays.items():
+                    np.save(tmp / f"{name}.npy", values, allow_pickle=False)
+                (tmp / "collection.json").write_text(text, encoding="utf-8")
+                (tmp / "xxh3").write_text(digest(tmp), encoding="ascii")
+            except OSError as exc:  # a full disk: what was written of it goes
+                needed = sum(a.nbytes for a in arrays.values()) + len(text.encode("utf-8"))
+                raise write_error(folder, exc, needed) from exc
+            _put(tmp, folder)
     except OSError as exc:
         raise write_error(folder, exc) from exc
+
+
+def _put(tmp: Path, folder: Path) -> None:
+    """Rename the cache written in `tmp` to `folder`. A folder already there is the damaged
+    cache this load replaces (moved aside, then removed), or the same cache that another load
+    of these files wrote meanwhile (kept)."""
+    with contextlib.suppress(OSError):
+        os.replace(tmp, folder)
+        return
+    if _intact(folder):
+        return
+    with work_folder(folder.parent, folder.name, "old") as old:
+        with contextlib.suppress(FileNotFoundError):  # another load moved it first
+            os.replace(folder, old / "cache")
+        try:
+            os.replace(tmp, folder)
+        except OSError:
+            if not _intact(folder):  # not another load's cache: the rename itself failed
+                raise
+
+
+def _intact(folder: Path) -> bool:
+    """Whether `folder` holds a cache that `read` accepts."""
     try:
-        for name, values in arrays.items():
-            np.save(tmp / f"{name}.npy", values, allow_pickle=False)
-        (tmp / "collection.json").write_text(text, encoding="utf-8")
-        (tmp / "xxh3").write_text(digest(tmp), encoding="ascii")
-    except OSError as exc:  # a full disk: what was written of it goes
-        shutil.rmtree(tmp, ignore_errors=True)
-        needed = sum(a.nbytes for a in arrays.values()) + len(text.encode("utf-8"))
-        raise write_error(folder, exc, needed) from exc
-    if folder.exists():
-        old = folder.with_name(folder.name + ".old")
-        os.replace(folder, old)
-        os.replace(tmp, folder)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, folder)
+        read(folder)
+    except (CollectionError, OSError):
+        return False
+    return True
+
+
+# A work folder is `<cache's name>.<kind>-<16 hex digits>`, and its lock that name + ".lock".
+_WORK = re.compile(r"\.(?:spill|tmp|old)-[0-9a-f]{16}")
+# What versions before work folders left when killed or racing: a cache moved aside.
+_LEGACY_OLD = re.compile(r"[0-9a-f]{24}\.old")
+
+
+@contextlib.contextmanager
+def work_folder(root: Path, stem: str, kind: str) -> Iterator[Path]:
+    """A new, empty folder in `root` for one load's work (`kind`: "spill", "tmp", "old"),
+    removed at the end; its lock file, taken before the folder exists and held until it is
+    gone, tells `remove_stale` that its process still lives (the OS frees the lock of a
+    process killed, even by kill -9)."""
+    name = f"{stem}.{kind}-{secrets.token_hex(8)}"
+    lock = FileLock(str(root / f"{name}.lock"), timeout=0)
+    lock.acquire()
+    try:
+        (root / name).mkdir()
+        yield root / name
+    finally:
+        shutil.rmtree(root / name, ignore_errors=True)
+        lock.release()
+        with contextlib.suppress(OSError):
+            os.unlink(root / f"{name}.lock")
+
+
+def remove_stale(root: Path) -> None:
+    """Remove from `root` (the caches' folder) the work folders of loads whose processes died,
+    and the caches that earlier versions left moved aside; never touch one in use."""
+    try:
+        entries = os.listdir(root)
+    except OSError:
+        return
+    for entry in entries:
+        if _LEGACY_OLD.fullmatch(entry):
+            shutil.rmtree(root / entry, ignore_errors=True)
+        elif entry.endswith(".lock") and _WORK.search(entry):
+            lock = FileLock(str(root / entry), timeout=0)
+            try:
+                lock.acquire()
+            except (Timeout, OSError):  # held: its load is running
+                continue
+            try:
+                shutil.rmtree(root / entry[:-len(".lock")], ignore_errors=True)
+            finally:
+                lock.release()
+                with contextlib.suppress(OSError):
+                    os.unlink(root / entry)
 
 
 def read(folder: str | Path) -> tuple[dict[str, np.ndarray], dict]:

@@ -59,7 +59,7 @@ def loose_date(text: str) -> str:
     if not text or parse_date(text) is not None:
         return text
     words = _WORDS.findall(text)
-    at = next((i for i, w in enumerate(words) if len(w) == 4 and w.isdigit()), None)
+    at = next((i for i, w in enumerate(words) if len(w) == 4 and w.isdecimal()), None)
     if at is None:
         return ""
     year = words[at]
@@ -68,13 +68,19 @@ def loose_date(text: str) -> str:
     if named is not None:
         month = _MONTHS.index(words[named][:3].lower()) + 1
         around = [words[k] for k in (named + 1, named - 1) if 0 <= k < len(words) and k != at]
-        day = next((w for w in around if w.isdigit() and len(w) <= 2), None)
-    elif at + 1 < len(words) and words[at + 1].isdigit() and 1 <= int(words[at + 1]) <= 12:
+        day = next((w for w in around if _small(w)), None)
+    elif at + 1 < len(words) and _small(words[at + 1]) and 1 <= int(words[at + 1]) <= 12:
         month = int(words[at + 1])
-        if at + 2 < len(words) and words[at + 2].isdigit() and len(words[at + 2]) <= 2:
+        if at + 2 < len(words) and _small(words[at + 2]):
             day = words[at + 2]
     if month is None:
         return year
     if day is not None and parse_date(f"{year}-{month:02d}-{int(day):02d}") is not None:
         return f"{year}-{month:02d}-{int(day):02d}"
     return f"{year}-{month:02d}"
+
+
+def _small(word: str) -> bool:
+    """Whether a word is a month's or a day's number: one or two decimal digits (`isdigit`
+    holds for "²", which `int` refuses, and `int` refuses 5,000 digits too)."""
+    return len(word) <= 2 and word.isdecimal()

@@ -12,6 +12,7 @@ so a load can be fingerprinted by what it read, not by what the files held befor
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -29,6 +30,15 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character de
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISDIR, "a folder"))
 _CHUNK = 1 << 20
+
+
+def resolve(path: str | Path) -> Path:
+    """`Path(path).resolve()`, a link that loops raising OSError (ELOOP) as on Python 3.13,
+    not RuntimeError as before it."""
+    try:
+        return Path(path).resolve()
+    except RuntimeError:
+        raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path)) from None
 
 
 def kind_of(mode: int) -> str:
@@ -66,7 +76,7 @@ def open_regular(path: str | Path, error: type[InputFileError] = InputFileError)
     reads = _reads.get()
     if reads is None:
         return os.fdopen(fd, "rb")
-    raw = _Hashing(io.FileIO(fd, "rb"), str(Path(path).resolve()), reads)
+    raw = _Hashing(io.FileIO(fd, "rb"), str(resolve(path)), reads)
     return io.BufferedReader(raw, buffer_size=1 << 18)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from expert_gui.core.data import cache
 from expert_gui.core.data.collection import Collection, CollectionBuilder
 from expert_gui.core.data.formats import FORMATS, detect_format, reader
 from expert_gui.core.data.formats.people_edits import PeopleEdits, edits_path, read_edits
@@ -33,6 +34,7 @@ from expert_gui.core.data.inputs import (
     content_hash,
     recording_reads,
     require_regular,
+    resolve,
 )
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.data.text import TextSettings, inline_stopwords
@@ -74,13 +76,13 @@ def load_collection(
     path = Path(path).expanduser()
     if path.exists() and not path.is_dir():
         require_regular(path, CollectionError)  # named as given, before a link is resolved
-    path = collection_path(path.resolve(), format)
+    path = collection_path(_resolved(path), format)
     if path.parent == path:  # any file on the disk would be read as part of it
         raise CollectionError(path, None, "the root of the file system is not a collection; "
                                           "open the folder that holds the documents or exports")
     settings = inline_stopwords(settings)  # the cache key follows the list's content
-    associations = Path(associations).expanduser().resolve() if associations else None
-    people = Path(people).expanduser().resolve() if people else None
+    associations = _resolved(Path(associations).expanduser()) if associations else None
+    people = _resolved(Path(people).expanduser()) if people else None
     for companion in (associations, people):
         if companion is not None:
             require_regular(companion, CollectionError)
@@ -109,10 +111,15 @@ def load_collection(
 
     steps = Progress(progress, should_stop)
     report = LoadReport(format=name, files=[s.split("\t")[0] for s in sources])
-    spill_dir = None if why else folder.parent  # beside the caches, else the system's temp
+    if why:  # the text goes to the system's temporary folder
+        spill_dir = Path(tempfile.gettempdir())
+        spilled = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
+    else:  # beside the caches, where a load killed leaves nothing a later one keeps
+        spill_dir = folder.parent
+        cache.remove_stale(spill_dir)
+        spilled = cache.work_folder(spill_dir, fingerprint, "spill")
     try:
-        with _spilling(spill_dir or Path(tempfile.gettempdir()), report.files), \
-                tempfile.TemporaryDirectory(dir=spill_dir, ignore_cleanup_errors=True) as spill:
+        with _spilling(spill_dir, report.files), spilled as spill:
             builder = CollectionBuilder(settings, name=path.name, report=report, spill_dir=spill)
             if edits.is_file():
                 builder.people_edits = PeopleEdits(edits, read_edits(edits, report))
@@ -141,6 +148,16 @@ def load_collection(
             return collection
     except Stop:
         return None
+
+
+def _resolved(path: Path) -> Path:
+    """A path as given, absolute and its links followed; a link that loops is a
+    CollectionError naming it."""
+    try:
+        return resolve(path)
+    except OSError as exc:
+        raise CollectionError(path, None, f"a link that cannot be followed "
+                                          f"({exc.strerror or exc})") from None
 
 
 def collection_path(path: Path, format: str | None = None) -> Path:

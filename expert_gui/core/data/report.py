@@ -46,6 +46,7 @@ PROBLEM_KINDS = {
     "likely-duplicate": "people kept apart who may be one person (shown, not joined)",
     "people-edited": "people edits file applied: people merged or spellings split off by hand",
     "people-edit-skipped": "a people edit that is malformed or names nobody here (not applied)",
+    "nameless-author": "authors whose names hold no letter or digit (left out)",
 }
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.formats.duplicates import merge_duplicates
+from expert_gui.core.data.formats.names import has_letters
 from expert_gui.core.data.formats.people import AuthorMatcher, People
 from expert_gui.core.data.formats.reading import Progress, own_authors_file
 from expert_gui.core.data.formats.records import Author, Record, TextCleaner
@@ -59,7 +60,8 @@ class Bibliography:
         for group in groups:
             first = records[group[0]]
             text = max((records[i] for i in group), key=lambda r: sum(map(len, r.text)))
-            authors = _with_copies_details([records[i].authors for i in group])
+            authors = self._named(_with_copies_details([records[i].authors for i in group]),
+                                  first)
             date = max((records[i].date for i in group), key=len)
             year = _YEAR.match(date)
             occurrences = [people.add(a, first.file, first.line, len(documents),
@@ -92,6 +94,20 @@ class Bibliography:
         self.report.counts["records"] = len(records)
         if self._merge:
             self.report.counts["duplicates merged"] = len(records) - len(groups)
+
+    def _named(self, authors: list[Author], record: Record) -> list[Author]:
+        """The authors less those whose names hold no letter or digit ("?", "--") and who have
+        no id: such names say nothing of who wrote it, and all would be one person."""
+        kept, nameless = [], []
+        for a in authors:
+            named = a.fixed or a.ids or a.name is None or has_letters(a.name)
+            (kept if named else nameless).append(a)
+        if nameless:
+            shown = ", ".join(repr(a.name.display()[:20]) for a in nameless[:5])
+            self.report.add("nameless-author", record.file, record.line,
+                            f"authors whose names hold no letter or digit, left out "
+                            f"({len(nameless)}): {shown}")
+        return kept
 
     def _unique_id(self, record: Record, used: dict[str, Record]) -> str:
         doc_id, n = record.id, 1

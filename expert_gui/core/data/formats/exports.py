@@ -36,7 +36,12 @@ from expert_gui.core.data.formats import (
 )
 from expert_gui.core.data.formats.associations import companion
 from expert_gui.core.data.formats.bibliography import Bibliography
-from expert_gui.core.data.formats.reading import Progress, file_state, report_skipped
+from expert_gui.core.data.formats.reading import (
+    Progress,
+    file_state,
+    report_skipped,
+    total_size,
+)
 from expert_gui.core.data.formats.sniff import LOOKED_AT, kinds_in, only_table, unread_kind
 from expert_gui.core.errors import CollectionError
 
@@ -89,7 +94,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
     skipped: list = []
     files = exports(path, skipped)
     report_skipped(builder.report, skipped)
-    progress.total = sum(f.stat().st_size for f, _ in files)
+    progress.total = total_size(f for f, _ in files)
     bibliography = Bibliography(builder)
     failed = []
     for f, kind in files:

@@ -36,6 +36,7 @@ from expert_gui.core.data.formats.reading import (
     present,
     read_lines,
     refuse_link_out,
+    total_size,
 )
 from expert_gui.core.data.inputs import require_regular
 from expert_gui.core.errors import CollectionError
@@ -86,7 +87,7 @@ def sources(path: Path, associations: Path | None, people: Path | None) -> list[
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress) -> None:
     docs, assoc, people = input_files(path, associations, people)
-    progress.total = sum(f.stat().st_size for f in present([docs], assoc, people))
+    progress.total = total_size(present([docs], assoc, people))
     if docs.name.startswith("documents.jsonl"):
         _read_jsonl(docs, builder, progress)
     else:

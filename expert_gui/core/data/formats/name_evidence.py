@@ -33,6 +33,10 @@ _NOT_WORD = re.compile(r"[\W_]+")
 # The shortest family names compared letter by letter for a likely misspelling ("Sarbunan" and
 # "Sarbuan"): shorter ones differ by a letter too often to say anything ("Wang", "Wan").
 MIN_FAMILY_LETTERS = 5
+# The longest family names compared so: the longest in use are about 35 letters (a double name
+# without its hyphen, particles and all, stays under 48); each name makes one variant per
+# letter, so a longer "name" (a field of text) would cost its length squared in memory.
+MAX_FAMILY_LETTERS = 48
 # Names compared with one another at most, among those of one shape (a family and first given
 # name, or a family less a letter): more say nothing of any two, and comparing all pairs of
 # thousands would take hours.
@@ -121,14 +125,14 @@ class Evidence:
 
 
 def near_families(people: dict[str, tuple]) -> list[tuple[str, str]]:
-    """Pairs of people (ids) with the same full given names whose family names of at least
-    `MIN_FAMILY_LETTERS` letters differ by one letter left out, added or changed ("Sarbunan",
+    """Pairs of people (ids) with the same full given names whose family names of
+    `MIN_FAMILY_LETTERS` to `MAX_FAMILY_LETTERS` letters differ by one letter left out, added or changed ("Sarbunan",
     "Sarbuan"), when no third person of those given names has a family of that shape. `people`
     maps an id to its name key. Each pair once, in id order."""
     by_variant: dict[tuple, list[str]] = defaultdict(list)
     for pid, (family, given, suffix) in people.items():
-        if len(family) < MIN_FAMILY_LETTERS or not family.isalpha() or not given \
-                or any(len(w) < 2 for w in given):
+        if not MIN_FAMILY_LETTERS <= len(family) <= MAX_FAMILY_LETTERS \
+                or not family.isalpha() or not given or any(len(w) < 2 for w in given):
             continue
         for k in range(-1, len(family)):  # the family itself, and it with one letter left out
             variant = family if k < 0 else family[:k] + family[k + 1:]

@@ -26,6 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from expert_gui.core.data.text import TOKEN_RE
+from expert_gui.core.schema import short
 
 # Words that belong to the family name that follows them ("van der Vegt", "de Rijke").
 PARTICLES = frozenset({"da", "das", "de", "del", "della", "der", "des", "di", "do", "dos", "du",
@@ -205,6 +206,9 @@ _INNER_CAPITAL = ("Mc", "Mac", "Fitz")
 # after them is taken as the next name's, a guess.
 _AMBIGUOUS_START = frozenset({"De", "Di", "Du", "Da", "Le", "La", "Van", "Von", "Del", "Della",
                               "Des", "Dos"})
+# The longest of these starts: a word longer than it before a capital is none of them (so a
+# cell is split in time linear in its length, however long its words).
+_LONGEST_START = max(map(len, (*_INNER_CAPITAL, *_AMBIGUOUS_START)))
 
 
 @dataclass
@@ -237,9 +241,11 @@ def split_run_together(cell: str) -> RunTogether:
     for i in range(1, len(cell)):
         if cell[i - 1] == " ":
             word = i
-        elif cell[i - 1].islower() and cell[i].isupper() and cell[word:i] not in _INNER_CAPITAL:
-            pieces.append((cell[begin:i].strip(), ambiguous))
-            begin, ambiguous = i, cell[word:i] in _AMBIGUOUS_START
+        elif cell[i - 1].islower() and cell[i].isupper():
+            start = cell[word:i] if i - word <= _LONGEST_START else ""
+            if start not in _INNER_CAPITAL:
+                pieces.append((cell[begin:i].strip(), ambiguous))
+                begin, ambiguous = i, start in _AMBIGUOUS_START
     pieces.append((cell[begin:].strip(), ambiguous))
     names: list[str] = []
     guesses: list[str] = []
@@ -247,7 +253,7 @@ def split_run_together(cell: str) -> RunTogether:
     for k, (piece, after_particle) in enumerate(pieces):
         if " " in piece or len(pieces) == 1:
             if after_particle and not pending:
-                guesses.append(f"{names[-1].rsplit(' ', 1)[-1] + piece.split(' ', 1)[0]!r} "
+                guesses.append(f"{short(names[-1].rsplit(' ', 1)[-1] + piece.split(' ', 1)[0])} "
                                "read as the end of one name and the start of the next")
             names.append(pending + piece)
             pending = ""
@@ -259,11 +265,12 @@ def split_run_together(cell: str) -> RunTogether:
             else:
                 names[-1] += piece
         elif after_particle:
-            guesses.append(f"{names[-1].rsplit(' ', 1)[-1] + piece!r} read as one family name")
+            guesses.append(f"{short(names[-1].rsplit(' ', 1)[-1] + piece)} read as one family "
+                           "name")
             names[-1] += piece
         else:
-            guesses.append(f"{piece!r} read as the start of the next name, not the end of "
-                           f"{names[-1]!r}")
+            guesses.append(f"{short(piece)} read as the start of the next name, not the end of "
+                           f"{short(names[-1])}")
             pending += piece
     if pending:
         names.append(pending)
@@ -312,6 +319,13 @@ def name_key(name: Name) -> tuple[str, tuple[str, ...], str]:
             given.append(letters)
     suffix = "".join(c for c in fold(name.suffix) if c.isalnum())
     return family, tuple(given), _SUFFIX_KEYS.get(suffix, suffix)
+
+
+def has_letters(name: Name) -> bool:
+    """Whether a name holds a letter or a digit in its family or given names (its key is not
+    empty): "?" and "--" name nobody."""
+    family, given, _ = name_key(name)
+    return bool(family or given)
 
 
 def compatible(short: tuple[str, ...], full: tuple[str, ...]) -> bool:

@@ -58,7 +58,8 @@ def _record(work: dict, path: Path, line: int, bibliography: Bibliography) -> Re
                          if isinstance(k.get("display_name"), str))
     ident = _OPENALEX_ID.search(get_text(work, "id"))
     ids = work.get("ids") if isinstance(work.get("ids"), dict) else {}
-    pmid = re.search(r"\d+$", get_text(ids, "pmid").rstrip("/"))
+    pmid = get_text(ids, "pmid").rstrip("/")  # "https://pubmed.ncbi.nlm.nih.gov/34101365"
+    pmid = pmid[len(pmid.rstrip("0123456789")):]  # its last digits, in time linear in its length
     biblio = work.get("biblio") if isinstance(work.get("biblio"), dict) else {}
     location = work.get("primary_location") if isinstance(work.get("primary_location"),
                                                           dict) else {}
@@ -71,7 +72,7 @@ def _record(work: dict, path: Path, line: int, bibliography: Bibliography) -> Re
                                                   line, bibliography)), clean(keywords)],
         authors=_authors(work.get("authorships")),
         date=get_text(work, "publication_date") or get_text(work, "publication_year"),
-        doi=normal_doi(get_text(work, "doi")), pmid=normal_pmid(pmid.group() if pmid else ""),
+        doi=normal_doi(get_text(work, "doi")), pmid=normal_pmid(pmid),
         pages=pages, volume=get_text(biblio, "volume"),
         journal=clean(get_text(source, "display_name")))
 

@@ -23,6 +23,7 @@ their id, in parentheses ("Kathryn R. Cullen (Univ Minnesota)").
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
@@ -283,22 +284,21 @@ class People:
                        canon: dict[tuple, tuple]) -> dict[tuple, tuple]:
         """Each key of initials only -> the one full key of its family it abbreviates, every
         initial used ("J. F. Wang" is not "Jun Wang"); for a family millions share, only on
-        evidence (`_join_on_evidence`, years included)."""
-        full: dict[tuple[str, str], list[tuple]] = {}  # by family and first initial
-        for k in first:
-            if k not in canon and any(len(w) > 1 for w in k[1]):
-                full.setdefault((k[0], k[1][0][0]), []).append(k)
+        evidence (`_join_on_evidence`, years included). Full keys are found by the first
+        letters of their given names, so the time grows with the spellings, not with their
+        pairs (one family of 8,000 spellings of initials took minutes)."""
+        full = _Initials({k: i for k, i in first.items()
+                          if k not in canon and any(len(w) > 1 for w in k[1])})
         joined: dict[tuple, tuple] = {}
         common: list[tuple[tuple, tuple]] = []
         for k, i in first.items():
-            if not k[1] or any(len(w) > 1 for w in k[1]):
+            if not k[1] or any(len(w) > 1 for w in k[1]) or len(k[1]) > MAX_INITIALS:
                 continue
-            same = [f for f in full.get((k[0], k[1][0]), ()) if f[2] == k[2]]
-            fits = [f for f in same if compatible(k[1], f[1])]
+            fits, n_fits = full.extending(k)
             o = self._occurrences[i]
-            if len(fits) == 1 and k[0] in COMMON_FAMILIES:
+            if n_fits == 1 and k[0] in COMMON_FAMILIES:
                 common.append((k, fits[0]))
-            elif len(fits) == 1:
+            elif n_fits == 1:
                 joined[k] = fits[0]
                 self.report.add("merged-names", o.file, o.line,
                                 f"«{o.author.name.display()}» taken as "
@@ -307,13 +307,13 @@ class People:
             elif fits:
                 self._likely(i, f"«{o.author.name.display()}» may be any of "
                              + ", ".join(f"«{self._shown(first, f)}»" for f in fits[:5])
-                             + ("" if len(fits) <= 5 else f" or {len(fits) - 5} more")
+                             + ("" if n_fits <= 5 else f" or {n_fits - 5} more")
                              + ": kept apart")
             else:
-                loose = [f for f in same if compatible(k[1][:len(f[1])], f[1])]
+                loose = full.extended(k)
                 if loose:
                     self._likely(i, f"«{o.author.name.display()}» has an initial that "
-                                 + " and ".join(f"«{self._shown(first, f)}»" for f in loose[:3])
+                                 + " and ".join(f"«{self._shown(first, f)}»" for f in loose)
                                  + " lack" + ("s" if len(loose) == 1 else "")
                                  + ": kept apart, perhaps one person")
         if common:
@@ -417,6 +417,52 @@ class People:
 
 def _letters(key: tuple) -> int:
     return sum(map(len, key[1]))
+
+
+# The most initials a name's given names are compared by: no one has more than a handful of
+# given names, and the prefixes of a longer run of them (a field of text read as a name) would
+# cost its length squared; such a name is kept apart.
+MAX_INITIALS = 16
+
+
+class _Initials:
+    """Full name keys by their family, suffix and the first letters of their given names (in
+    reading order within each), sorted by those letters, so that the keys a run of initials
+    abbreviates (their letters start with its) are one range of them."""
+
+    _SHOWN = 5  # keys named in a report line; the rest are counted
+
+    def __init__(self, order: dict[tuple, int]):
+        """`order`: each full key and where it was first read."""
+        self._order = order
+        self._keys: dict[tuple, list[tuple]] = {}
+        for key in order:
+            self._keys.setdefault((key[0], key[2], "".join(w[0] for w in key[1])), []).append(key)
+        self._sorted: dict[tuple[str, str], list[str]] = {}
+        for family, suffix, letters in sorted(self._keys, key=lambda k: k[2]):
+            self._sorted.setdefault((family, suffix), []).append(letters)
+
+    def extending(self, initials: tuple) -> tuple[list[tuple], int]:
+        """The full keys a key of initials abbreviates (`compatible`): the first `_SHOWN` in
+        reading order, and how many."""
+        family, suffix, letters = initials[0], initials[2], "".join(initials[1])
+        ordered = self._sorted.get((family, suffix), [])
+        found, count = [], 0
+        j = bisect.bisect_left(ordered, letters)
+        while j < len(ordered) and ordered[j].startswith(letters):
+            same = self._keys[(family, suffix, ordered[j])]
+            found += same[:self._SHOWN]
+            count += len(same)
+            j += 1
+        return sorted(found, key=self._order.__getitem__)[:self._SHOWN], count
+
+    def extended(self, initials: tuple) -> list[tuple]:
+        """The full keys of fewer given names whose first letters begin a key of initials
+        (an initial more than they have): the first three in reading order."""
+        family, suffix, letters = initials[0], initials[2], "".join(initials[1])
+        found = [k for m in range(1, len(letters))
+                 for k in self._keys.get((family, suffix, letters[:m]), [])[:3]]
+        return sorted(found, key=self._order.__getitem__)[:3]
 
 
 def _extends(full: tuple, short: tuple) -> bool:

@@ -18,6 +18,7 @@ from expert_gui.core.data.formats.reading import (
     file_state,
     present,
     report_skipped,
+    total_size,
     walk_files,
 )
 from expert_gui.core.data.inputs import read_regular
@@ -57,7 +58,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
     skipped: list = []
     docs, assoc, people = input_files(path, associations, people, skipped)
     report_skipped(builder.report, skipped)
-    progress.total = sum(f.stat().st_size for f in present(docs, assoc, people))
+    progress.total = total_size(present(docs, assoc, people))
     for f in docs:
         data = read_regular(f, CollectionError, limit=MAX_RECORD + 1)
         if len(data) > MAX_RECORD:

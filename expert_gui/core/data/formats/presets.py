@@ -62,6 +62,11 @@ VOLUME_COLUMNS = ("volume", "vl", "journal volume", "vo")
 JOURNAL_COLUMNS = ("source title", "publication title", "journal", "so", "booktitle",
                    "secondary title", "journal title")
 SCOPUS_ID_COLUMNS = ("author(s) id",)
+# Guesses listed per list of names run together, and the characters of it each one shows: a
+# field of thousands of names (or of text read as names) would otherwise fill the report with
+# copies of itself; the rest are counted.
+MAX_GUESSES_LISTED = 10
+_CELL_SHOWN = 300
 NAMED_ID_COLUMNS = ("oi", "ri", "orcids", "researcher ids", "ao")
 _SCOPUS_NAME = re.compile(r"^(.*?)\s*\((\d+)\)\s*$")
 
@@ -304,8 +309,13 @@ class RowReader:
         counts[1] += len(run.names)
         counts[2] += run.splits
         counts[3] += len(run.guesses)
-        for guess in run.guesses:
-            self.report.add("name-repaired", self.path, line, f"a guess in {cell!r}: {guess}")
+        shown = cell if len(cell) <= _CELL_SHOWN else cell[:_CELL_SHOWN] + "…"
+        for guess in run.guesses[:MAX_GUESSES_LISTED]:
+            self.report.add("name-repaired", self.path, line, f"a guess in {shown!r}: {guess}")
+        if len(run.guesses) > MAX_GUESSES_LISTED:
+            self.report.add("name-repaired", self.path, line,
+                            f"{len(run.guesses) - MAX_GUESSES_LISTED:,} more guesses in "
+                            f"{shown!r}, not listed")
         return run.names
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from expert_gui.core.data.formats.people_edits import EDITS_FILE
-from expert_gui.core.data.inputs import content_hash, kind_of, open_regular
+from expert_gui.core.data.inputs import content_hash, kind_of, open_regular, resolve
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError, byte_size
 
@@ -93,8 +93,22 @@ def present(docs: list[Path], *others: Path | None) -> list[Path]:
 
 
 def file_state(path: Path) -> str:
-    """What identifies a file for the cache: its path and a hash of its content."""
-    return f"{path.resolve()}\t{content_hash(path, CollectionError)}"
+    """What identifies a file for the cache: its path and a hash of its content (hashed first:
+    a file that cannot be opened, a link that loops, says so as a CollectionError)."""
+    state = content_hash(path, CollectionError)
+    return f"{path.resolve()}\t{state}"
+
+
+def total_size(files: Iterable[Path]) -> int:
+    """The bytes a load reads, for its progress; a file gone since it was found (deleted while
+    its folder loads) counts nothing here, and its reader says it is gone."""
+    total = 0
+    for f in files:
+        try:
+            total += f.stat().st_size
+        except OSError:
+            pass
+    return total
 
 
 def own_authors_file(path: Path, associations: Path | None, people: Path | None, kind: str,
@@ -414,14 +428,13 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
         note(Path(exc.filename or folder), f"folder not read: {exc.strerror or exc}")
 
     root = folder.resolve()
-    for base, dirs, files in os.walk(folder, onerror=unreadable):
-        base = Path(base)
+    for base, dirs, files in _walk(folder, unreadable):
         for d in sorted(dirs):
             if d.startswith("."):
                 note(base / d, "hidden folder; not read")
-            elif (base / d).is_symlink():  # os.walk does not follow them
+            elif os.path.islink(base / d):  # _walk does not follow them
                 note(base / d, f"a link to a folder ({os.readlink(base / d)}); not read")
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not (base / d).is_symlink())
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not os.path.islink(base / d))
         for name in sorted(files):
             path = base / name
             if name.startswith("."):
@@ -450,12 +463,36 @@ def walk_files(folder: Path, skipped: list[tuple[Path, str]] | None = None) -> I
                 note(path, f"{kind_of(mode)}; not read")
 
 
+def _walk(top: Path, onerror: Callable[[OSError], None]
+          ) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """`os.walk` from the top down, links to folders not followed, without recursion: Python
+    3.11's recurses once per level, and a folder nested 1,000 deep raised RecursionError.
+    The caller may prune `dirs` (in place) as with os.walk; they are visited in its order."""
+    stack = [top]
+    while stack:
+        base = stack.pop()
+        dirs, files = [], []
+        try:
+            with os.scandir(base) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    (dirs if is_dir else files).append(entry.name)
+        except OSError as exc:
+            onerror(exc)
+            continue
+        yield base, dirs, files
+        stack.extend(base / d for d in reversed(dirs) if not os.path.islink(base / d))
+
+
 def outside(root: Path, path: Path) -> Path | None:
     """Where `path`, a link, leads when that is outside the folder `root` (resolved); None for
     a file that is not a link, or whose link stays inside."""
-    if not path.is_symlink():
+    if not os.path.islink(path):  # (False too for a path too long to look at: opened, it fails)
         return None
-    target = path.resolve()
+    target = resolve(path)
     return None if target.is_relative_to(root) else target
 
 

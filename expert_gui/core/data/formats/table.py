@@ -30,7 +30,7 @@ from expert_gui.core.data.formats.presets import (
     TableColumns,
     detect_columns,
 )
-from expert_gui.core.data.formats.reading import Progress, file_state
+from expert_gui.core.data.formats.reading import Progress, file_state, total_size
 from expert_gui.core.data.formats.sniff import TABLE_SUFFIXES, export_kind, only_table
 from expert_gui.core.data.formats.xlsx import sheet_rows
 from expert_gui.core.data.report import LoadReport
@@ -126,7 +126,7 @@ def _header(records: Iterator[tuple[int, list[str]]], fits: Callable[[list[str]]
 def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
          people: Path | None, progress: Progress, columns: TableColumns | None = None) -> None:
     table = _input(path, associations, people)
-    progress.total = table.stat().st_size
+    progress.total = total_size([table])
     bibliography = Bibliography(builder)
     read_records(table, bibliography, progress, columns)
     bibliography.finish()

@@ -24,6 +24,7 @@ from expert_gui.core.data.formats.reading import (
     present,
     read_lines,
     report_skipped,
+    total_size,
     walk_files,
 )
 from expert_gui.core.data.inputs import open_regular
@@ -88,7 +89,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
     skipped: list = []
     docs, assoc, people = input_files(path, associations, people, skipped)
     report_skipped(builder.report, skipped)
-    progress.total = sum(f.stat().st_size for f in present(docs, assoc, people))
+    progress.total = total_size(present(docs, assoc, people))
     for f in docs:
         read_trec_file(f, builder, progress, required=not path.is_dir())
     read_associations(assoc, builder, progress)
