@@ -25,8 +25,10 @@ Fields = list[list[str]]  # [tag, value] in file order
 def tagged_records(path: Path, report: LoadReport, progress: Progress, tag: re.Pattern,
                    starts: frozenset[str], expected: str) -> Iterator[tuple[int, Fields]]:
     """(line where the record starts, its fields) for each record; `tag` matches a line's tag
-    (group 1) and value (group 2); `expected` says what a record looks like, for the error when
-    the file holds none."""
+    (group 1) and value (group 2), a tag matched ignoring case given in upper case (so CNKI's
+    `rt` starts a record as `RT` does); `expected` says what a record looks like, for the error
+    when the file holds none."""
+    ignore_case = bool(tag.flags & re.IGNORECASE)
     fields: list[tuple[str, list[str]]] | None = None  # a value's lines, joined at the end
     start, stray, found = 0, None, False
     for line, text in read_lines(path, report, progress):
@@ -41,6 +43,8 @@ def tagged_records(path: Path, report: LoadReport, progress: Progress, tag: re.P
                 stray = line
             continue
         name, value = m.group(1), (m.group(2) or "").strip()
+        if ignore_case:
+            name = name.upper()
         if name in starts:
             if fields is not None:
                 yield start, _joined(fields)
