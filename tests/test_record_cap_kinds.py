@@ -1,0 +1,50 @@
+"""The most a record may hold (reading.MAX_RECORD) for every kind of record, not only lines: a
+tagged field continued over lines, a JSON item, an XML element, a BibTeX field. Each over the
+cap is reported with its file and line and not held; the records around it are read."""
+
+import pytest
+
+from expert_gui.core.data.formats import reading
+from expert_gui.core.data.loading import load_collection
+
+SMALL = 200
+ABSTRACT = [f"line {i:02} of a long abstract" for i in range(12)]  # 12 * 26 characters
+
+
+@pytest.fixture
+def small_records(monkeypatch):
+    monkeypatch.setattr(reading, "MAX_RECORD", SMALL)
+
+
+def too_long(c):
+    return [(p.file.rsplit("/", 1)[-1], p.line, p.message) for p in c.report.problems
+            if p.kind == "record-too-long"]
+
+
+RIS = ("TY  - JOUR\nTI  - Ring buffers\nAU  - Archer, Ann\nAB  - {first}\n{more}\nER  - \n\n"
+       "TY  - JOUR\nTI  - Lockless queues\nAU  - Baker, Bob\nAB  - {first}\n{more}\nER  - \n")
+MEDLINE = ("PMID- 1\nTI  - Ring buffers\nAB  - {first}\n{more}\nFAU - Archer, Ann\n\n"
+           "PMID- 2\nTI  - Lockless queues\nAB  - {first}\n{more}\nFAU - Baker, Bob\n")
+REFWORKS = ("RT Journal Article\nT1 Ring buffers\nA1 Archer, Ann\nAB {first}\n{more}\n\n"
+            "RT Journal Article\nT1 Lockless queues\nA1 Baker, Bob\nAB {first}\n{more}\n")
+
+
+@pytest.mark.parametrize("name, layout, indent, fmt", [
+    ("export.ris", RIS, "", "ris"), ("pubmed.nbib", MEDLINE, "      ", "medline"),
+    ("refworks.txt", REFWORKS, "", "refworks")])
+def test_a_field_continued_past_the_cap_keeps_its_first_line_and_is_reported(
+        tmp_path, small_records, name, layout, indent, fmt):
+    first, more = ABSTRACT[0], "\n".join(indent + a for a in ABSTRACT[1:])
+    short = "\n".join(indent + a for a in ABSTRACT[1:3])
+    text = layout.format(first=first, more=short)
+    cut = text.rfind(short)
+    (tmp_path / name).write_text(text[:cut] + more + text[cut + len(short):], encoding="utf-8")
+    c = load_collection(tmp_path / name, format=fmt, use_cache=False)
+    assert c.n_documents == 2
+    texts = [c.text(i).split("\n") for i in range(2)]
+    assert texts[0][1] == " ".join(ABSTRACT[:3])  # within the cap: joined whole
+    assert texts[1][1] == ABSTRACT[0]  # past it: its first line
+    [(file, line, message)] = too_long(c)
+    start = text[:cut].count("\n")  # the line of the second abstract's tag, from 1
+    assert (file, line) == (name, start)
+    assert message.startswith(f"the AB field over lines {start}-{start + 11} of more than {SMALL}")
