@@ -2,10 +2,13 @@
 tagged field continued over lines, a JSON item, an XML element, a BibTeX field. Each over the
 cap is reported with its file and line and not held; the records around it are read."""
 
+import json
+
 import pytest
 
 from expert_gui.core.data.formats import reading
 from expert_gui.core.data.loading import load_collection
+from expert_gui.core.errors import CollectionError
 
 SMALL = 200
 ABSTRACT = [f"line {i:02} of a long abstract" for i in range(12)]  # 12 * 26 characters
@@ -48,3 +51,23 @@ def test_a_field_continued_past_the_cap_keeps_its_first_line_and_is_reported(
     start = text[:cut].count("\n")  # the line of the second abstract's tag, from 1
     assert (file, line) == (name, start)
     assert message.startswith(f"the AB field over lines {start}-{start + 11} of more than {SMALL}")
+
+
+def test_a_json_item_past_the_cap_is_reported_and_the_next_read(tmp_path, small_records):
+    items = [{"DOI": f"10.1234/w{i}", "title": [f"Work {i}"], "abstract": "ring " * (60 if i == 1
+             else 5), "author": [{"given": "Ann", "family": "Archer"}]} for i in range(3)]
+    path = tmp_path / "works.json"
+    path.write_text(json.dumps({"message-type": "work-list", "message": {"items": items}},
+                               separators=(",", ":")), encoding="utf-8")
+    c = load_collection(path, use_cache=False)
+    assert c.doc_ids == ["10.1234/w0", "10.1234/w2"]
+    assert too_long(c) == [("works.json", 1, f"item 2: an item of more than {SMALL} characters, "
+                                             "the most a record may hold; not read")]
+
+
+def test_one_json_work_past_the_cap_is_refused(tmp_path, small_records):
+    path = tmp_path / "work.json"
+    path.write_text(json.dumps({"message-type": "work", "message": {
+        "DOI": "10.1234/w", "title": ["ring " * 60]}}), encoding="utf-8")
+    with pytest.raises(CollectionError, match=f"Crossref works of more than {SMALL} characters"):
+        load_collection(path, use_cache=False)

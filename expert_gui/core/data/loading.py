@@ -119,7 +119,8 @@ def load_collection(
             steps.event("building the vocabulary")
             collection = builder.build(fingerprint=fingerprint, source=str(path))
             if collection.n_documents == 0:
-                raise CollectionError(path, None, "expected at least one document; found none")
+                why = f" (the first problem: {report.problems[0]})" if report.problems else ""
+                raise CollectionError(path, None, f"expected at least one document; found none{why}")
             if use_cache:
                 steps.event("writing the cache")
                 try:
