@@ -71,3 +71,50 @@ def test_one_json_work_past_the_cap_is_refused(tmp_path, small_records):
         "DOI": "10.1234/w", "title": ["ring " * 60]}}), encoding="utf-8")
     with pytest.raises(CollectionError, match=f"Crossref works of more than {SMALL} characters"):
         load_collection(path, use_cache=False)
+
+
+def pubmed(*articles: str, doctype: str = "") -> str:
+    return (f'<?xml version="1.0"?>\n{doctype}<PubmedArticleSet>\n' + "".join(
+        f"<PubmedArticle><MedlineCitation><PMID>{i + 1}</PMID><Article><ArticleTitle>{a}"
+        "</ArticleTitle><AuthorList><Author><LastName>Archer</LastName><ForeName>Ann</ForeName>"
+        "</Author></AuthorList></Article></MedlineCitation></PubmedArticle>\n"
+        for i, a in enumerate(articles)) + "</PubmedArticleSet>\n")
+
+
+def test_an_xml_record_past_the_cap_is_reported_and_the_next_read(tmp_path, small_records):
+    path = tmp_path / "pubmed.xml"
+    path.write_text(pubmed("Ring buffers", "ring " * 60, "Lockless queues"), encoding="utf-8")
+    c = load_collection(path, use_cache=False)
+    assert c.doc_ids == ["1", "3"]
+    assert too_long(c) == [("pubmed.xml", 4, f"a record of more than {SMALL} characters (from "
+                                             "column 1), the most a record may hold; not read")]
+
+
+def test_xml_markup_past_the_cap_stops_the_file_with_the_records_before_kept(
+        tmp_path, small_records):
+    path = tmp_path / "pubmed.xml"
+    text = pubmed("Ring buffers", "Lockless queues", "Mempool caches")
+    long = text.replace("<PubmedArticle><MedlineCitation><PMID>3",
+                        f'<PubmedArticle x="{"a" * 300_000}"><MedlineCitation><PMID>3')
+    path.write_text(long, encoding="utf-8")
+    c = load_collection(path, use_cache=False)
+    assert c.doc_ids == ["1", "2"]
+    [(file, line, message)] = too_long(c)
+    assert message.startswith(f"markup (a tag, its attributes, a comment) of more than {SMALL} "
+                              "bytes") and message.endswith("the rest of the file was not read")
+
+
+@pytest.mark.parametrize("doctype, entity, why", [
+    ('<!DOCTYPE PubmedArticleSet [<!ENTITY e SYSTEM "file:///etc/hostname">]>\n', "e",
+     "its text is in file:///etc/hostname, outside the file"),
+    ('<!DOCTYPE PubmedArticleSet SYSTEM "pubmed.dtd">\n', "eacute",
+     "it is defined in a DTD outside the file, not read")])
+def test_an_entity_whose_text_is_outside_the_file_is_reported(tmp_path, doctype, entity, why):
+    path = tmp_path / "pubmed.xml"
+    path.write_text(pubmed("Ring buffers", f"Caf&{entity}; queues", doctype=doctype),
+                    encoding="utf-8")
+    c = load_collection(path, use_cache=False)
+    assert c.doc_ids == ["1", "2"] and c.text(1).startswith("Caf queues")
+    assert [(p.kind, p.line, p.message) for p in c.report.problems] == [
+        ("entity-left-out", 5, f"the entity &{entity}; is not read ({why}); its text is left "
+                               "out")]
