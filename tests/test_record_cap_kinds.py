@@ -118,3 +118,15 @@ def test_an_entity_whose_text_is_outside_the_file_is_reported(tmp_path, doctype,
     assert [(p.kind, p.line, p.message) for p in c.report.problems] == [
         ("entity-left-out", 5, f"the entity &{entity}; is not read ({why}); its text is left "
                                "out")]
+
+
+def test_a_bibtex_field_past_the_cap_is_left_out_and_reported(tmp_path, small_records):
+    lines = "\n".join(ABSTRACT)
+    path = tmp_path / "refs.bib"
+    path.write_text("@article{a, title={Ring buffers}, author={Archer, Ann}, abstract={short}}\n"
+                    f"@article{{b, title={{Lockless queues}}, author={{Baker, Bob}},\n"
+                    f"abstract={{{lines}}}}}\n", encoding="utf-8")
+    c = load_collection(path, use_cache=False)
+    assert c.doc_ids == ["a", "b"] and c.text(1) == "Lockless queues"
+    assert too_long(c) == [("refs.bib", 2, f"b: the abstract field holds more than {SMALL} "
+                                           "characters, the most a record may hold; left out")]
