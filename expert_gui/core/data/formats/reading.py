@@ -124,6 +124,9 @@ _INFLATION_FLOOR = 1 << 20
 _BLANK_RUN = 1024
 
 
+BOM = "\ufeff"  # the byte-order mark, as text
+
+
 def encoding_of(head: bytes) -> str:
     """The encoding a file's first bytes announce: UTF-16 by its byte-order mark (Web of
     Science's "UTF-16" exports), else UTF-8 (its byte-order mark skipped)."""
@@ -309,6 +312,8 @@ def _bounded_lines(text: io.TextIOWrapper, path: Path | None = None,
         if not line:
             return
         number += 1
+        if number == 1:  # byte-order marks past the one the codec takes (a file saved twice)
+            line = line.lstrip(BOM)
         if len(line) <= MAX_RECORD:  # short whatever its ending: the common case, kept cheap
             blanks = blanks + 1 if line[0] in "\r\n" else 0
             yield number, line
@@ -417,7 +422,7 @@ def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
     except UnicodeDecodeError:
         _report_invalid_lines(data.splitlines(), path, report)
         text = data.decode("utf-8", errors="replace")
-    return text.removeprefix("\ufeff")
+    return text.lstrip(BOM)
 
 
 def _report_invalid_lines(lines: Iterable[bytes], path: Path, report: LoadReport) -> None:

@@ -17,6 +17,7 @@ gives no event doubles the next one (linear), and markup longer than the record 
 
 from __future__ import annotations
 
+import codecs
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,6 +136,8 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
                 chunk = f.read(size)
             except UNREADABLE as exc:
                 raise CollectionError(path, None, f"cannot read: {exc}") from exc
+            if not found and state["root"] is None:  # a second byte-order mark stops expat
+                chunk = _without_boms(chunk)
             events = state["events"]
             try:
                 parser.Parse(chunk, not chunk)
@@ -164,6 +167,12 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
                                                    "its text is left out")
     if state["root"] is None:
         raise CollectionError(path, 1, f"expected XML with the root element {' or '.join(roots)}")
+
+
+def _without_boms(chunk: bytes) -> bytes:
+    while chunk.startswith(codecs.BOM_UTF8 * 2):
+        chunk = chunk[len(codecs.BOM_UTF8):]
+    return chunk
 
 
 def _clark(name: str) -> str:
