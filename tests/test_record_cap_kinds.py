@@ -130,3 +130,15 @@ def test_a_bibtex_field_past_the_cap_is_left_out_and_reported(tmp_path, small_re
     assert c.doc_ids == ["a", "b"] and c.text(1) == "Lockless queues"
     assert too_long(c) == [("refs.bib", 2, f"b: the abstract field holds more than {SMALL} "
                                            "characters, the most a record may hold; left out")]
+
+
+def test_a_web_of_science_field_continued_past_the_cap(tmp_path, small_records):
+    more = "\n".join("   " + a for a in ABSTRACT[1:])
+    path = tmp_path / "savedrecs.txt"
+    path.write_text(f"FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nAU Archer, A\n"
+                    f"TI Ring buffers\nAB {ABSTRACT[0]}\n{more}\nUT WOS:1\nER\n\nPT J\n"
+                    "AU Baker, B\nTI Lockless queues\nUT WOS:2\nER\n\nEF\n", encoding="utf-8")
+    c = load_collection(path, use_cache=False)
+    assert c.doc_ids == ["WOS:1", "WOS:2"]
+    assert c.text(0).split("\n")[1] == ABSTRACT[0]
+    assert [(f, line) for f, line, _ in too_long(c)] == [("savedrecs.txt", 6)]
