@@ -120,7 +120,8 @@ def load_collection(
             collection = builder.build(fingerprint=fingerprint, source=str(path))
             if collection.n_documents == 0:
                 why = f" (the first problem: {report.problems[0]})" if report.problems else ""
-                raise CollectionError(path, None, f"expected at least one document; found none{why}")
+                raise CollectionError(path, None,
+                                      f"expected at least one document; found none{why}")
             if use_cache:
                 steps.event("writing the cache")
                 try:
