@@ -5,6 +5,7 @@ cap is reported with its file and line and not held; the records around it are r
 import json
 
 import pytest
+from hostile_files import header_and_rows, workbook
 
 from expert_gui.core.data.formats import reading
 from expert_gui.core.data.loading import load_collection
@@ -142,3 +143,11 @@ def test_a_web_of_science_field_continued_past_the_cap(tmp_path, small_records):
     assert c.doc_ids == ["WOS:1", "WOS:2"]
     assert c.text(0).split("\n")[1] == ABSTRACT[0]
     assert [(f, line) for f, line, _ in too_long(c)] == [("savedrecs.txt", 6)]
+
+
+def test_workbook_markup_past_the_cap_is_refused(tmp_path, small_records):
+    path = workbook(tmp_path / "pubs.xlsx", [*header_and_rows(1), b'<row r="3" x="'
+                                             + b"a" * 300_000 + b'"/>'])
+    with pytest.raises(CollectionError, match="its part xl/worksheets/sheet1.xml holds markup "
+                                              rf"\(a tag, its attributes\) of more than {SMALL}"):
+        load_collection(path, use_cache=False)

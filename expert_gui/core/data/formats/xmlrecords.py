@@ -11,8 +11,9 @@ expansion. When the XML stops being well-formed, the records before that point a
 rest of the file is reported as not read.
 
 Expat scans a token (a tag with its attributes, a comment) again from its start at every chunk
-that does not finish it: a 100 MB attribute fed 64 KiB at a time took minutes. So a chunk that
-gives no event doubles the next one (linear), and markup longer than the record cap is refused.
+that does not finish it: a 100 MB attribute fed 64 KiB at a time took minutes. So while a token
+is unfinished the next chunk is as long as what it holds so far (`unfinished`: linear), and
+markup longer than the record cap is refused.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from expert_gui.core.data.inputs import open_regular
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError
 
-_CHUNK = 1 << 16  # bytes fed to expat at a time, while it gives events
+_CHUNK = 1 << 16  # bytes fed to expat at a time, while no token is unfinished
 
 
 class _PassedOver:
@@ -53,7 +54,7 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
     parser = expat.ParserCreate(namespace_separator="}" if namespaces else None)
     parser.buffer_text = True
     done: list[tuple[ET.Element, int, int]] = []
-    state = {"builder": None, "depth": 0, "where": (0, 0), "root": None, "size": 0, "events": 0}
+    state = {"builder": None, "depth": 0, "where": (0, 0), "root": None, "size": 0}
     entities: dict[str, tuple[int, str]] = {}  # left out: name -> (first line, what it is)
 
     def grow(n: int) -> None:
@@ -63,7 +64,6 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
             state["builder"] = _PassedOver()
 
     def start(name: str, attrs: dict[str, str]) -> None:
-        state["events"] += 1
         if namespaces:
             name = _clark(name)
             attrs = {_clark(k): v for k, v in attrs.items()}
@@ -86,7 +86,6 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
         state["builder"].start(name, attrs)
 
     def end(name: str) -> None:
-        state["events"] += 1
         builder = state["builder"]
         if builder is None:
             return
@@ -102,7 +101,6 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
                 done.append((builder.close(), *state["where"]))
 
     def data(text: str) -> None:
-        state["events"] += 1
         if state["builder"] is not None:
             grow(len(text))
             state["builder"].data(text)
@@ -123,22 +121,21 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
     parser.ExternalEntityRefHandler = external
     parser.SkippedEntityHandler = skipped
     found = 0
-    size, quiet = _CHUNK, 0  # the next chunk's size; bytes fed since the last event
+    pending, fed = 0, 0  # bytes of an unfinished token; bytes fed so far
     with open_regular(path, CollectionError) as f:
         while True:
-            if quiet > reading.MAX_RECORD:
+            if pending > reading.MAX_RECORD:
                 report.add("record-too-long", path, parser.CurrentLineNumber,
                            f"markup (a tag, its attributes, a comment) of more than "
                            f"{reading.MAX_RECORD:,} bytes, the most a record may hold; the rest "
                            "of the file was not read")
                 break
             try:
-                chunk = f.read(size)
+                chunk = f.read(max(_CHUNK, pending))
             except UNREADABLE as exc:
                 raise CollectionError(path, None, f"cannot read: {exc}") from exc
             if not found and state["root"] is None:  # a second byte-order mark stops expat
                 chunk = _without_boms(chunk)
-            events = state["events"]
             try:
                 parser.Parse(chunk, not chunk)
             except expat.ExpatError as exc:
@@ -157,16 +154,21 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
             progress.advance(len(chunk), f"reading {path.name}")
             if not chunk:
                 break
-            if state["events"] == events:  # one token not finished: feed it faster
-                quiet += len(chunk)
-                size *= 2
-            else:
-                quiet, size = 0, _CHUNK
+            fed += len(chunk)
+            pending = unfinished(parser, fed)
     for name, (line, why) in entities.items():
         report.add("entity-left-out", path, line, f"the entity &{name}; is not read ({why}); "
                                                    "its text is left out")
     if state["root"] is None:
         raise CollectionError(path, 1, f"expected XML with the root element {' or '.join(roots)}")
+
+
+def unfinished(parser: expat.XMLParserType, fed: int) -> int:
+    """The bytes of the token expat has not finished, `fed` bytes in (those since its last
+    event). It scans them again from their start with each chunk, so feeding at least as many
+    next keeps the scans to a few times the token's length; past MAX_RECORD, a token no record
+    may hold."""
+    return fed - max(parser.CurrentByteIndex, 0)
 
 
 def _without_boms(chunk: bytes) -> bytes:
