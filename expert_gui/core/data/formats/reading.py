@@ -309,11 +309,11 @@ def _bounded_lines(text: io.TextIOWrapper, path: Path | None = None,
                 continue
             blanks = 0
         line = source.readline(MAX_RECORD + 2)
+        if number == 0:  # byte-order marks past the one the codec takes (a file saved twice)
+            line = line.lstrip(BOM)
         if not line:
             return
         number += 1
-        if number == 1:  # byte-order marks past the one the codec takes (a file saved twice)
-            line = line.lstrip(BOM)
         if len(line) <= MAX_RECORD:  # short whatever its ending: the common case, kept cheap
             blanks = blanks + 1 if line[0] in "\r\n" else 0
             yield number, line
@@ -360,10 +360,10 @@ def _blank_run(source: _Ahead) -> tuple[str, int]:
 
 class Continued:
     """One field of a tagged export whose value goes on over the lines after its tag's (RIS,
-    MEDLINE, EndNote and RefWorks tagged): its lines gathered and joined once at its end, since
-    joining as it grows is quadratic (a 4 MB abstract in 86-character lines took two minutes).
-    Past MAX_RECORD characters the lines after its first are not kept: `lines` says whether
-    the field is whole, and `report_cut` reports one that is not."""
+    MEDLINE, Web of Science, EndNote and RefWorks tagged): its `lines` gathered, for the reader
+    to join once at its end, since joining as it grows is quadratic (a 4 MB abstract in
+    86-character lines took two minutes). Past MAX_RECORD characters the lines after its first
+    are not kept: `cut` says so, and `report_cut` reports it."""
 
     __slots__ = ("lines", "size", "line", "last", "cut")
 

@@ -106,7 +106,7 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
             state["builder"].data(text)
 
     def external(context, base, system_id, public_id) -> int:
-        entities.setdefault(context.rsplit(" ", 1)[-1], (
+        entities.setdefault(context or system_id, (
             parser.CurrentLineNumber, f"its text is in {system_id or public_id}, outside the "
                                       "file"))
         return 1  # read on without it
@@ -134,7 +134,7 @@ def xml_records(path: Path, roots: tuple[str, ...], tags: frozenset[str] | None,
                 chunk = f.read(max(_CHUNK, pending))
             except UNREADABLE as exc:
                 raise CollectionError(path, None, f"cannot read: {exc}") from exc
-            if not found and state["root"] is None:  # a second byte-order mark stops expat
+            if fed == 0:  # a second byte-order mark stops expat
                 chunk = _without_boms(chunk)
             try:
                 parser.Parse(chunk, not chunk)
