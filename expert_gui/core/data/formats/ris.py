@@ -34,7 +34,8 @@ _TITLE_KEYS = ("title", "primary_title")
 _TEXT_KEYS = ("abstract", "notes_abstract", "keywords")
 _PEOPLE_KEYS = ("authors", "first_authors")
 _YEAR = re.compile(r"\d{4}")
-# The tags whose lines after theirs rispy gives as more values, not as more of the one value.
+# The tags after which a line without a tag is kept a line of its own: rispy's list tags (it
+# reads such a line as one more value) and those that start and end a record.
 _LISTED = frozenset({"A1", "A2", "A3", "A4", "AU", "KW", "N1", "UR", "TY", "ER"})
 
 
