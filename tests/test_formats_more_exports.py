@@ -220,3 +220,15 @@ def test_a_folder_without_exports_names_what_it_lacks(tmp_path):
     (tmp_path / "notes" / "a.txt").write_text("just a note", encoding="utf-8")
     with pytest.raises(CollectionError, match="expected exports .* found none of these"):
         load_collection(tmp_path, use_cache=False)
+
+
+@pytest.mark.parametrize("start", ["rt", "Rt", "RT"])
+def test_a_refworks_record_starting_in_lower_case_is_a_record_of_its_own(tmp_path, start):
+    path = tmp_path / "CNKI.txt"
+    path.write_text("RT Journal Article\nA1 Archer, Ann\nT1 Ring buffers\n\n"
+                    f"{start} Journal Article\nA1 Baker, Bob\nt1 Lockless queues\nvo 7\n",
+                    encoding="utf-8")
+    c = load_collection(path, use_cache=False, format="refworks")
+    assert c.doc_ids == ["CNKI:1", "CNKI:5"]
+    assert c.text(1).split("\n")[0] == "Lockless queues"
+    assert people(c, "CNKI:1") == ["ann-archer"] and people(c, "CNKI:5") == ["bob-baker"]

@@ -132,7 +132,11 @@ def load_collection(
             steps.event("building the vocabulary")
             collection = builder.build(fingerprint=fingerprint, source=str(path))
             if collection.n_documents == 0:
-                raise CollectionError(path, None, "expected at least one document; found none")
+                first = report.problems[0] if report.problems else None
+                why = "" if first is None else " (the first problem" + (
+                    f", line {first.line}" if first.line is not None else "") + f": {first.message})"
+                raise CollectionError(path, None,
+                                      f"expected at least one document; found none{why}")
             if use_cache:
                 steps.event("writing the cache")
                 try:

@@ -25,7 +25,8 @@ PROBLEM_KINDS = {
     "invalid-date": "a date that could not be read (the document is kept, undated)",
     "header-like-record": "a first line naming one column, read as a document (not a header)",
     "ids-from-lines": "a header without an id column (ids made from the lines)",
-    "record-too-long": "a line or document over the most a record may hold (not read)",
+    "record-too-long": "a record over the most a record may hold (not read)",
+    "entity-left-out": "an XML entity whose text is outside the file (left out, not fetched)",
     "changed-while-read": "a file that changed while it was read (the load is not cached)",
     "merged-duplicate": "a record of a paper read before (same DOI, PMID, or title and year), "
                         "merged into that document",

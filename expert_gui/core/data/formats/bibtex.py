@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from expert_gui.core.data.collection import CollectionBuilder
-from expert_gui.core.data.formats import latex
+from expert_gui.core.data.formats import latex, reading
 from expert_gui.core.data.formats.bibliography import Bibliography, read_export
 from expert_gui.core.data.formats.names import PARTICLES, Name, parse_name
 from expert_gui.core.data.formats.people import attach_named_ids, named_ids
@@ -105,6 +105,11 @@ def _record(entry, path: Path, bibliography: Bibliography, strings: dict[str, st
     fields: dict[str, str] = {}
     repeated = []
     for f in entry.fields:
+        if len(f.value) > reading.MAX_RECORD:  # a field's lines are capped one by one only
+            report.add("record-too-long", path, line, f"{entry.key}: the {f.key} field holds "
+                       f"more than {reading.MAX_RECORD:,} characters, the most a record may "
+                       "hold; left out")
+            continue
         key, value = f.key.lower(), _unwrap(f.value, strings)
         if key not in ("author", "authors"):
             value = _without_braces(value)

@@ -20,7 +20,13 @@ from expert_gui.core.data.dates import loose_date
 from expert_gui.core.data.formats.bibliography import Bibliography, read_export
 from expert_gui.core.data.formats.names import Name, parse_name
 from expert_gui.core.data.formats.people import author_id
-from expert_gui.core.data.formats.reading import Progress, file_state, own_authors_file, read_lines
+from expert_gui.core.data.formats.reading import (
+    Continued,
+    Progress,
+    file_state,
+    own_authors_file,
+    read_lines,
+)
 from expert_gui.core.data.formats.records import Author, Record, line_id, normal_doi, normal_pmid
 from expert_gui.core.data.formats.sniff import export_kind
 from expert_gui.core.errors import CollectionError
@@ -44,7 +50,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 
 def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> None:
     report = bibliography.report
-    fields: list[list[str]] | None = None  # [tag, value] in file order
+    fields: list[tuple[str, Continued]] | None = None  # in file order
     start = 0
     stray = None
     found = False
@@ -56,7 +62,7 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
                 fields = None
             continue
         if text.startswith("      ") and fields:
-            fields[-1][1] += " " + text.strip()
+            fields[-1][1].add(text.strip(), line)
             continue
         if len(text) < 5 or text[4] != "-" or not text[:4].strip().isalnum():
             if fields is not None:
@@ -71,7 +77,7 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
                 _add(fields, path, start, bibliography)
             fields, start, found = [], line, True
         if fields is not None:
-            fields.append([tag, value])
+            fields.append((tag, Continued(value, line)))
         elif stray is None:
             stray = line
     if fields is not None:
@@ -83,7 +89,12 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
                    "this line)")
 
 
-def _add(fields: list[list[str]], path: Path, line: int, bibliography: Bibliography) -> None:
+def _add(continued: list[tuple[str, Continued]], path: Path, line: int,
+         bibliography: Bibliography) -> None:
+    fields = []
+    for tag, value in continued:
+        value.report_cut(bibliography.report, path, tag)
+        fields.append((tag, " ".join(value.lines)))
     clean = bibliography.cleaner(path)
     first: dict[str, str] = {}
     for tag, value in fields:

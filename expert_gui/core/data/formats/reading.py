@@ -139,6 +139,9 @@ _INFLATION_FLOOR = 1 << 20
 _BLANK_RUN = 1024
 
 
+BOM = "\ufeff"  # the byte-order mark, as text
+
+
 def encoding_of(head: bytes) -> str:
     """The encoding a file's first bytes announce: UTF-16 by its byte-order mark (Web of
     Science's "UTF-16" exports), else UTF-8 (its byte-order mark skipped)."""
@@ -321,6 +324,8 @@ def _bounded_lines(text: io.TextIOWrapper, path: Path | None = None,
                 continue
             blanks = 0
         line = source.readline(MAX_RECORD + 2)
+        if number == 0:  # byte-order marks past the one the codec takes (a file saved twice)
+            line = line.lstrip(BOM)
         if not line:
             return
         number += 1
@@ -368,6 +373,39 @@ def _blank_run(source: _Ahead) -> tuple[str, int]:
     return run, run.count("\n") + run.count("\r") - run.count("\r\n")
 
 
+class Continued:
+    """One field of a tagged export whose value goes on over the lines after its tag's (RIS,
+    MEDLINE, Web of Science, EndNote and RefWorks tagged): its `lines` gathered, for the reader
+    to join once at its end, since joining as it grows is quadratic (a 4 MB abstract in
+    86-character lines took two minutes). Past MAX_RECORD characters the lines after its first
+    are not kept: `cut` says so, and `report_cut` reports it."""
+
+    __slots__ = ("lines", "size", "line", "last", "cut")
+
+    def __init__(self, first: str, line: int):
+        self.lines = [first]
+        self.size = len(first)
+        self.line = self.last = line
+        self.cut = False
+
+    def add(self, text: str, line: int) -> None:
+        self.last = line
+        if self.cut:
+            return
+        self.size += len(text) + 1
+        if self.size > MAX_RECORD:
+            self.cut, self.lines = True, self.lines[:1]
+        else:
+            self.lines.append(text)
+
+    def report_cut(self, report: LoadReport, path: Path, tag: str) -> None:
+        if self.cut:
+            report.add("record-too-long", path, self.line,
+                       f"the {tag} field over lines {self.line}-{self.last} of more than "
+                       f"{MAX_RECORD:,} characters, the most a record may hold; only its first "
+                       "line read")
+
+
 def read_lines(path: Path, report: LoadReport, progress: Progress) -> Iterator[tuple[int, str]]:
     """(line number from 1, text with its line ending) for a plain or gzipped text file (see
     `TextFile.lines`)."""
@@ -399,7 +437,7 @@ def decode_bytes(data: bytes, path: Path, report: LoadReport) -> str:
     except UnicodeDecodeError:
         _report_invalid_lines(data.splitlines(), path, report)
         text = data.decode("utf-8", errors="replace")
-    return text.removeprefix("\ufeff")
+    return text.lstrip(BOM)
 
 
 def _report_invalid_lines(lines: Iterable[bytes], path: Path, report: LoadReport) -> None:

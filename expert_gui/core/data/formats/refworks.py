@@ -1,6 +1,6 @@
 """RefWorks tagged format (RefWorks, CNKI's "RefWorks" export, ADS's): records start at `RT` (the
-type), a line each `TAG value` with RefWorks's two-character tags (tagged.py); CNKI writes `vo`
-in lower case.
+type), a line each `TAG value` with RefWorks's two-character tags (tagged.py), in any case (CNKI
+writes `vo`).
 
 Text: `T1`, `AB`, `K1` (keywords); people: `A1`, one a line or joined by ";" (CNKI: "袁进;王娜"),
 with the record's affiliations `AD`; id: `ID`, else the file's name and the record's line; date
@@ -46,7 +46,6 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
     clean = bibliography.cleaner(path)
     for line, fields in tagged_records(path, bibliography.report, progress, _TAG,
                                        frozenset({"RT"}), "RefWorks records ('RT ...')"):
-        fields = [[t.upper(), v] for t, v in fields]
         affiliations = tuple(a.strip() for v in values(fields, "AD") for a in v.split(";")
                              if a.strip())
         authors = [Author(name, affiliations=affiliations) for v in values(fields, "A1")

@@ -18,6 +18,7 @@ from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.formats.bibliography import Bibliography, read_export
 from expert_gui.core.data.formats.names import parse_name
 from expert_gui.core.data.formats.reading import (
+    Continued,
     Progress,
     file_state,
     own_authors_file,
@@ -25,6 +26,7 @@ from expert_gui.core.data.formats.reading import (
 )
 from expert_gui.core.data.formats.records import Author, Record, line_id, normal_doi
 from expert_gui.core.data.formats.sniff import export_kind
+from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError
 
 NAME = "ris"
@@ -32,6 +34,9 @@ _TITLE_KEYS = ("title", "primary_title")
 _TEXT_KEYS = ("abstract", "notes_abstract", "keywords")
 _PEOPLE_KEYS = ("authors", "first_authors")
 _YEAR = re.compile(r"\d{4}")
+# The tags after which a line without a tag is kept a line of its own: rispy's list tags (it
+# reads such a line as one more value) and those that start and end a record.
+_LISTED = frozenset({"A1", "A2", "A3", "A4", "AU", "KW", "N1", "UR", "TY", "ER"})
 
 
 def looks_like(path: Path) -> bool:
@@ -40,6 +45,11 @@ def looks_like(path: Path) -> bool:
 
 def _is_tag(line: str, tag: str) -> bool:
     return line.startswith(tag) and line[2:5] == "  -"
+
+
+def _tag_of(line: str) -> str | None:
+    """The tag of a line as rispy reads it; None for a line that goes on with the field before."""
+    return line[:2] if line[2:5] == "  -" and line[:2].isupper() and line[:1].isalpha() else None
 
 
 def sources(path: Path, associations: Path | None, people: Path | None) -> list[str]:
@@ -54,30 +64,43 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 
 def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> None:
     report = bibliography.report
-    record: list[str] | None = None
+    record: list[Continued] | None = None  # its lines, those that go on a field joined to it
     start, found, stray = 0, False, None
+    last_tag = None
     for line, text in read_lines(path, report, progress):
         text = text.rstrip("\r\n")
         if record is None:
             if _is_tag(text, "TY"):
-                record, start, found = [text], line, True
+                record, start, found = [Continued(text, line)], line, True
+                last_tag = "TY"
             elif text.strip() and stray is None:
                 stray = line
             continue
-        record.append(text)
+        tag = _tag_of(text)
+        if tag is None and last_tag not in _LISTED:
+            record[-1].add(text.strip(), line)  # as rispy joins it, in one pass
+        else:
+            record.append(Continued(text.rstrip() if tag else text, line))
+            last_tag = tag or last_tag
         if _is_tag(text, "ER"):
-            _add_record(record, path, start, bibliography)
+            _add_record(_joined(record, path, report), path, start, bibliography)
             record = None
     if record is not None:
         report.add("malformed-record", path, start,
                    "expected 'ER  - ' before the end of the file; the record was read as it "
                    "stands")
-        _add_record([*record, "ER  - "], path, start, bibliography)
+        _add_record([*_joined(record, path, report), "ER  - "], path, start, bibliography)
     if not found:
         raise CollectionError(path, stray or 1, "expected RIS records ('TY  - ' ... 'ER  - ')")
     if stray is not None:
         report.add("malformed-record", path, stray,
                    "text outside the records ignored (from this line)")
+
+
+def _joined(record: list[Continued], path: Path, report: LoadReport) -> list[str]:
+    for field in record:
+        field.report_cut(report, path, field.lines[0][:2])
+    return [" ".join(field.lines) for field in record]
 
 
 def _add_record(lines: list[str], path: Path, line: int, bibliography: Bibliography) -> None:

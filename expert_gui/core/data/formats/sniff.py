@@ -18,7 +18,7 @@ from itertools import islice
 from pathlib import Path
 
 from expert_gui.core.data.formats.presets import detect_columns
-from expert_gui.core.data.formats.reading import encoding_of, walk_files
+from expert_gui.core.data.formats.reading import BOM, encoding_of, walk_files
 from expert_gui.core.data.inputs import read_regular
 from expert_gui.core.errors import CollectionError
 
@@ -69,12 +69,13 @@ def only_table(folder: Path) -> Path | None:
 
 
 def head_text(path: Path, size: int = HEAD_BYTES) -> str:
-    """The start of a file as text ("" when it cannot be read)."""
+    """The start of a file as text, without its byte-order marks ("" when it cannot be
+    read)."""
     try:
         head = read_regular(path, CollectionError, size)
     except (CollectionError, OSError):
         return ""
-    return head.decode(encoding_of(head), errors="ignore")
+    return head.decode(encoding_of(head), errors="ignore").lstrip(BOM)
 
 
 def export_kind(path: Path) -> str | None:
@@ -195,16 +196,17 @@ _MAGIC = (
 
 
 def unread_kind(path: Path) -> str | None:
-    """What a file that no reader reads is, and what to export instead, in one sentence; None
-    when it is nothing known."""
+    """What a file that no reader reads is, and what to export instead, in one sentence (or
+    why it could not be read); None when it is nothing known."""
     try:
         head = read_regular(path, CollectionError, HEAD_BYTES)
-    except (CollectionError, OSError):
-        return None
+    except (CollectionError, OSError) as exc:
+        why = exc.message if isinstance(exc, CollectionError) else exc.strerror or str(exc)
+        return f"{path.name} could not be read ({why})"
     for magic, what, instead in _MAGIC:
         if head.startswith(magic):
             return f"{path.name} is {what}, which this app does not read: {instead}"
-    text = head.decode(encoding_of(head), errors="ignore").lstrip("\ufeff \r\n\t")
+    text = head.decode(encoding_of(head), errors="ignore").lstrip(BOM + " \r\n\t")
     first = (text.splitlines() or [""])[0]
     if _RECORD_OF.match(first) and _COCHRANE_TAG.search(text):
         return (f"{path.name} is a Cochrane Library text export, which this app does not read: "

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from expert_gui.core.data.formats.reading import Progress, read_lines
+from expert_gui.core.data.formats.reading import Continued, Progress, read_lines
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError
 
@@ -25,9 +25,11 @@ Fields = list[list[str]]  # [tag, value] in file order
 def tagged_records(path: Path, report: LoadReport, progress: Progress, tag: re.Pattern,
                    starts: frozenset[str], expected: str) -> Iterator[tuple[int, Fields]]:
     """(line where the record starts, its fields) for each record; `tag` matches a line's tag
-    (group 1) and value (group 2); `expected` says what a record looks like, for the error when
-    the file holds none."""
-    fields: list[tuple[str, list[str]]] | None = None  # a value's lines, joined at the end
+    (group 1) and value (group 2), a tag matched ignoring case given in upper case (so CNKI's
+    `rt` starts a record as `RT` does); `expected` says what a record looks like, for the error
+    when the file holds none."""
+    ignore_case = bool(tag.flags & re.IGNORECASE)
+    fields: list[tuple[str, Continued]] | None = None
     start, stray, found = 0, None, False
     for line, text in read_lines(path, report, progress):
         text = text.rstrip("\r\n")
@@ -36,21 +38,23 @@ def tagged_records(path: Path, report: LoadReport, progress: Progress, tag: re.P
         m = tag.match(text)
         if m is None:
             if fields:
-                fields[-1][1].append(text.strip())
+                fields[-1][1].add(text.strip(), line)
             elif stray is None:
                 stray = line
             continue
         name, value = m.group(1), (m.group(2) or "").strip()
+        if ignore_case:
+            name = name.upper()
         if name in starts:
             if fields is not None:
-                yield start, _joined(fields)
+                yield start, _joined(fields, report, path)
             fields, start, found = [], line, True
         if fields is not None:
-            fields.append((name, [value]))
+            fields.append((name, Continued(value, line)))
         elif stray is None:
             stray = line
     if fields is not None:
-        yield start, _joined(fields)
+        yield start, _joined(fields, report, path)
     if not found:
         raise CollectionError(path, stray or 1, f"expected {expected}")
     if stray is not None:
@@ -58,13 +62,14 @@ def tagged_records(path: Path, report: LoadReport, progress: Progress, tag: re.P
                                                     "this line)")
 
 
-def _joined(fields: list[tuple[str, list[str]]]) -> Fields:
+def _joined(fields: list[tuple[str, Continued]], report: LoadReport, path: Path) -> Fields:
     """Each field's lines as one value: joined by a space, or by nothing after a hyphen that
     ends a word when a lower-case letter follows."""
     out = []
-    for name, lines in fields:
-        parts = lines[:1]
-        for more in lines[1:]:
+    for name, value in fields:
+        value.report_cut(report, path, name)
+        parts = value.lines[:1]
+        for more in value.lines[1:]:
             last = parts[-1]
             glued = len(last) > 1 and last.endswith("-") and last[-2].isalpha() and \
                 more[:1].islower()

@@ -18,7 +18,13 @@ from pathlib import Path
 from expert_gui.core.data.collection import CollectionBuilder
 from expert_gui.core.data.formats.bibliography import Bibliography, read_export
 from expert_gui.core.data.formats.presets import PRESETS, RowReader, fit
-from expert_gui.core.data.formats.reading import Progress, file_state, own_authors_file, read_lines
+from expert_gui.core.data.formats.reading import (
+    Continued,
+    Progress,
+    file_state,
+    own_authors_file,
+    read_lines,
+)
 from expert_gui.core.data.formats.sniff import export_kind
 from expert_gui.core.errors import CollectionError
 
@@ -50,7 +56,7 @@ def read(path: Path, builder: CollectionBuilder, *, associations: Path | None,
 def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> None:
     report = bibliography.report
     rows = RowReader(_HEADER, _COLUMNS, str(path), bibliography.cleaner(path), report)
-    record: dict[str, list[str]] | None = None
+    record: dict[str, Continued] | None = None
     start = 0
     tag = ""
     stray = None
@@ -58,14 +64,17 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
 
     def close(line: int) -> None:
         nonlocal record
-        values = {t: ("; " if t in _ONE_A_LINE else " ").join(v) for t, v in record.items()}
+        for t, v in record.items():
+            v.report_cut(report, path, t)
+        values = {t: ("; " if t in _ONE_A_LINE else " ").join(v.lines)
+                  for t, v in record.items()}
         bibliography.add(rows.record(line, [values.get(t, "") for t in _HEADER]))
         record = None
 
     for line, text in read_lines(path, report, progress):
         if text.startswith("   ") and record is not None:
             if tag in _READ:  # most lines go on with a tag not read (cited references)
-                record[tag].append(text.strip())
+                record[tag].add(text.strip(), line)
             continue
         text = text.rstrip("\r\n")
         if not text.strip():
@@ -84,13 +93,15 @@ def read_records(path: Path, bibliography: Bibliography, progress: Progress) -> 
                 report.add("malformed-record", path, start, "expected 'ER' before the next "
                            f"record (line {line}); the record was read as it stands")
                 close(start)
-            record, start, found = {"PT": [value]}, line, True
+            record, start, found = {"PT": Continued(value, line)}, line, True
         elif tag == "ER" and record is not None:
             close(start)
             tag = ""
         elif record is not None:
-            if tag in _READ:
-                record.setdefault(tag, []).append(value)
+            if tag in record:
+                record[tag].add(value, line)
+            elif tag in _READ:
+                record[tag] = Continued(value, line)
         elif tag not in ("FN", "VR", "EF", "ER") and stray is None:
             stray = line
     if record is not None:

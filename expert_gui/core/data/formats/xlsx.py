@@ -22,7 +22,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from xml.parsers import expat
 
+from expert_gui.core.data.formats import reading
 from expert_gui.core.data.formats.reading import MAX_RECORD, Progress
+from expert_gui.core.data.formats.xmlrecords import unfinished
 from expert_gui.core.data.inputs import open_regular
 from expert_gui.core.data.report import LoadReport
 from expert_gui.core.errors import CollectionError, byte_size
@@ -169,11 +171,26 @@ def _shared_strings(archive: _BoundedZip, name: str) -> list:
                 state["chunks"].append(data)
 
     with archive.open(name) as f:
-        parser = _parser(start, end, text)
-        while chunk := f.read(_CHUNK):
-            parser.Parse(chunk, False)
-        parser.Parse(b"", True)
+        for _ in _parsed(_parser(start, end, text), f, archive.path, name):
+            pass
     return strings
+
+
+def _parsed(parser: expat.XMLParserType, part, path: Path, name: str) -> Iterator[None]:
+    """Feed a part to `parser`, a chunk at a time (longer while a token is unfinished:
+    `unfinished`), yielding after each; markup longer than a record may be, which no workbook
+    writes, is refused."""
+    fed, pending = 0, 0
+    while chunk := part.read(max(_CHUNK, pending)):
+        parser.Parse(chunk, False)
+        yield
+        fed += len(chunk)
+        pending = unfinished(parser, fed)
+        if pending > reading.MAX_RECORD:
+            raise CollectionError(path, None, f"its part {name} holds markup (a tag, its "
+                                  f"attributes) of more than {reading.MAX_RECORD:,} bytes: not a "
+                                  "workbook Excel wrote; " + _WAY_ROUND)
+    parser.Parse(b"", True)
 
 
 class _SheetReader:
@@ -204,13 +221,10 @@ class _SheetReader:
         self.phonetic = 0
 
     def rows(self, sheet) -> Iterator[tuple[int, list[str]]]:
-        parser = _parser(self.start, self.end, self.text)
-        while chunk := sheet.read(_CHUNK):
-            parser.Parse(chunk, False)
+        for _ in _parsed(_parser(self.start, self.end, self.text), sheet, self.path, sheet.name):
             yield from self.done
             self.done.clear()
             self.progress.advance(0, f"reading {self.path.name}")  # rate-limited; stop flag
-        parser.Parse(b"", True)
         yield from self.done
 
     def start(self, tag, attrs):
