@@ -101,6 +101,22 @@ def test_a_huge_tensor_file_is_refused_before_it_is_read(tmp_path):
     assert peak < huge // 16
 
 
+def test_a_huge_manifest_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    # issue 43 item 10: the manifest, read first, was read whole whatever its size
+    folder = tmp_path / "m"
+    save_model(tiny_model(), folder)
+    monkeypatch.setattr(storage, "MAX_MODEL_DOCUMENT", 1 << 20)
+    os.truncate(folder / "manifest.json", 64 << 20)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError, match=r"larger than the 1 MiB"):
+            load_model(folder)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20
+
+
 def test_a_header_naming_a_dimension_no_training_makes_is_refused(tmp_path):
     folder = tmp_path / "m"
     model = tiny_model()

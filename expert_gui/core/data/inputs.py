@@ -82,10 +82,17 @@ def open_regular(path: str | Path, error: type[InputFileError] = InputFileError)
 
 def read_regular(path: str | Path, error: type[InputFileError] = InputFileError,
                  limit: int = -1) -> bytes:
-    """The whole content of a regular file, or its first `limit` bytes."""
+    """The whole content of a regular file, or its first `limit` bytes (read a piece at a time:
+    `read(limit)` would set aside `limit` bytes for a file of a few)."""
     with open_regular(path, error) as f:
         try:
-            return f.read(limit)
+            if limit < 0:
+                return f.read()
+            parts, left = [], limit
+            while left and (part := f.read(min(left, _CHUNK))):
+                parts.append(part)
+                left -= len(part)
+            return b"".join(parts)
         except OSError as exc:
             raise error(path, None, f"cannot read: {exc.strerror or exc}") from exc
 

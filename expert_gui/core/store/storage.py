@@ -77,6 +77,10 @@ MAX_DIM = 8192
 # hundred bytes for a model, a few thousand for a checkpoint. One past this was not written by
 # the program, and is refused before it is read.
 MAX_TENSOR_HEADER = 1 << 16
+# A manifest (or a checkpoint's state.json) holds a model's words, people and calibration: about
+# 0.5 MB for DPDK's 65,536 words and 1,473 people, a few MB for a million documents' 29,460.
+# Parsing JSON takes several times its size in memory, so one past this is refused unread.
+MAX_MODEL_DOCUMENT = 256 << 20
 # A save in another process swaps the manifest and renames the tensors within milliseconds; a
 # load that fails while the folder changed under it read half of each, and reads it again, up
 # to this many times this many seconds apart, before it refuses (it refused 125 in 1,640).
@@ -477,7 +481,10 @@ def read_checkpoint_state(folder: Path) -> dict:
 
 def _read_document(path: Path, expected_format: str) -> dict:
     """A JSON document of a model folder, with its format and version checked first."""
-    data = read_regular(path, ModelFileError)
+    data = read_regular(path, ModelFileError, limit=MAX_MODEL_DOCUMENT + 1)
+    if len(data) > MAX_MODEL_DOCUMENT:
+        raise ModelFileError(path, None, f"larger than the {MAX_MODEL_DOCUMENT >> 20} MiB a "
+                                         "model's JSON holds: not written by this program")
     try:
         document = schema.parse(data)
     except UnicodeDecodeError as exc:
