@@ -172,10 +172,12 @@ class MainWindow(QMainWindow):
         self.shortcuts = ShortcutsEverywhere(self, self.shortcut_actions)
         self.session = Session(self, settings())
         self.resize(self._default_size())
-        self._restore_layout()
+        # Before the layout is restored: Qt restores a maximized window's layout once it has its
+        # size, and a bar added in between is left out of it, its "Got it" over the menus.
         self.welcome_bar: QToolBar | None = None
         if not read_flag(settings(), "welcome/dismissed"):
             self.show_welcome()
+        self._restore_layout()
 
     # -- building ---------------------------------------------------------------------------------
     def _build_docks(self) -> None:
