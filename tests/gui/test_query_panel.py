@@ -269,3 +269,21 @@ def test_the_name_column_is_left_out_where_names_only_repeat_the_ids(panel, mode
     panel.state.set_model(model, None)
     panel.set_query("cache")
     assert not table.isColumnHidden(2)
+
+
+def test_the_completion_list_leaves_the_line_under_the_query_readable(qtbot, panel):
+    """The list of words opens below the line that explains the ranking, not over it."""
+    panel.resize(1000, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_query("disk cache")
+    explanation = panel.words_label
+    assert explanation.text()
+    panel.query_edit.setFocus()
+    panel.query_edit.clear()
+    qtbot.keyClicks(panel.query_edit, "c")
+    popup = panel.completer.popup()
+    qtbot.waitUntil(popup.isVisible, timeout=5_000)
+    line = explanation.rect().translated(explanation.mapToGlobal(explanation.rect().topLeft()))
+    assert not popup.geometry().intersects(line)
+    assert popup.geometry().top() >= line.bottom()

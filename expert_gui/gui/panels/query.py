@@ -148,6 +148,7 @@ class QueryPanel(Explanation, ModelTexts, RankingExport, QWidget):
         self.words_label.setWordWrap(True)
         self.words_label.setTextFormat(Qt.TextFormat.RichText)
         self.words_label.linkActivated.connect(self._link)
+        self.completer.keep_clear_of(self.words_label)
 
         # P(c|q) and its bar keep their width; names, then ids, take the rest, shortened with
         # "…" when the panel is narrow (an id too short to read is hidden), so every number
