@@ -60,7 +60,9 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
                "profile": "profiling", "profile-topics": "ranking topics for profiles",
                "people-map": "mapping people", "export": "exporting embeddings",
                "report": "writing the report", "query-ranker": "indexing for the query",
-               "rankers": "preparing the methods", "reviewers-load": "reading the papers",
+               "rankers": "preparing the methods",
+               "every-document": "indexing every document for the words held out",
+               "reviewers-load": "reading the papers",
                "reviewers-run": "assigning reviewers", "reviewers-export": "saving the assignment"}
 
 

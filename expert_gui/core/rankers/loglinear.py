@@ -163,10 +163,11 @@ class LogLinearRanker(BatchRanker):
     def explain(self, ranking: Ranking, person: int, collection: Collection | None = None,
                 n_documents: int = 5) -> Explanation:
         """Each known query word's log P(c|w) for `person`, and (given the collection) the
-        person's documents that hold the most query-word occurrences."""
+        person's documents that hold the most query-word occurrences. A word another method
+        knew and the model does not (one only its held-out documents hold) has no P(c|w)."""
         if not 0 <= person < len(self.person_ids):
             raise QueryError(f"no person with index {person}")
-        words = list(dict.fromkeys(ranking.known_words))
+        words = [w for w in dict.fromkeys(ranking.known_words) if w in self.model.vocab.index]
         ids = np.array([self.model.vocab.index[w] for w in words], dtype=np.int64)
         contributions = ()
         if len(ids):
