@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.ranking import normalized_entropy
@@ -284,6 +284,13 @@ def test_the_completion_list_leaves_the_line_under_the_query_readable(qtbot, pan
     qtbot.keyClicks(panel.query_edit, "c")
     popup = panel.completer.popup()
     qtbot.waitUntil(popup.isVisible, timeout=5_000)
-    line = explanation.rect().translated(explanation.mapToGlobal(explanation.rect().topLeft()))
-    assert not popup.geometry().intersects(line)
-    assert popup.geometry().top() >= line.bottom()
+
+    def line():
+        return explanation.rect().translated(explanation.mapToGlobal(QPoint(0, 0)))
+
+    assert not popup.geometry().intersects(line())
+    assert popup.geometry().top() >= line().bottom()
+    height = explanation.height()
+    explanation.setText(explanation.text() + "<br>a line more")  # it grows under the open list
+    qtbot.waitUntil(lambda: explanation.height() > height, timeout=5_000)
+    qtbot.waitUntil(lambda: popup.geometry().top() >= line().bottom(), timeout=5_000)

@@ -25,12 +25,17 @@ class WordCompleter(QCompleter):
         """Open the list below `widget` (it lies under the box), where the screen has room."""
         self._clear_of = widget
         self.popup().installEventFilter(self)
+        widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        # Qt places the list under the box on every keystroke (a move once it is open).
-        if (watched is self.popup() and self._clear_of is not None
-                and event.type() in (QEvent.Type.Show, QEvent.Type.Move)):
-            self._place_below(self.popup(), self._clear_of)
+        # Qt places the list under the box on every keystroke (a move once it is open); the
+        # line may grow while the list is open (a ranking arrives, its layout settles).
+        popup = self.popup()
+        if self._clear_of is not None and (
+                (watched is popup and event.type() in (QEvent.Type.Show, QEvent.Type.Move))
+                or (watched is self._clear_of and event.type() == QEvent.Type.Resize
+                    and popup.isVisible())):
+            self._place_below(popup, self._clear_of)
         return super().eventFilter(watched, event)
 
     def _place_below(self, popup: QWidget, widget: QWidget) -> None:
