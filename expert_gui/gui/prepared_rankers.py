@@ -5,9 +5,8 @@ about 30 s behind "LSI is being prepared", a first method change 0.25 s).
 One worker builds them one after another over one index (the collection less the model's
 held-out documents, as calibration.index_for makes it), the methods that answer by default
 first and LSI, the slowest, last, each handed to the window as it is built. A method chosen
-before its turn is built at once by a second worker, the first one pausing before its next method
-until it is (both at once on two cores kept LSI chosen at the load on DPDK waiting for the rest);
-the one being built is waited for, not built twice. While a run trains the open measured model again on every document, only
+before its turn is built at once by a second worker, as before; the one being built is waited
+for, not built twice. While a run trains the open measured model again on every document, only
 the methods chosen are built, the rest once the run has ended and kept it: preparing every one
 beside it took the second run on DPDK (1 epoch, the shared two-core machine) from 19-20 s with no
 model open to 36-49 s, building only the chosen auto to 23-29 s. Meanwhile the first baseline
@@ -24,7 +23,6 @@ from expert_gui.core.data.recency import Recency
 from expert_gui.core.evaluation.calibration import index_for
 from expert_gui.core.evaluation.tables import label
 from expert_gui.core.rankers.methods import make_ranker, recency_weights
-from expert_gui.core.train.trainer import wait_while_paused
 
 # The order the methods are prepared in: auto and its members (what answers by default), the
 # other language models, the vector-space models, the ensemble, LSI (its SVD takes longest).
@@ -74,15 +72,14 @@ def build_ranker(method: str, model, collection, variant: Variant = Variant()):
 
 
 def prepare_rankers(methods, model, collection, progress=None, should_stop=None,
-                    should_pause=None, have=frozenset()) -> dict:
+                    have=frozenset()) -> dict:
     """Each method's ranker over one index, in order; `progress` is told each as it begins,
     (done, total, method, None), and as it is built, (done, total, method, ranker). A method
-    in `have` (built meanwhile, when it was chosen) is passed over; while `should_pause()`
-    (a chosen method is being built), the next one waits."""
+    in `have` (built meanwhile, when it was chosen) is passed over."""
     index = collection if model is None else index_for(model, collection)
     built = {}
     for i, method in enumerate(methods):
-        if wait_while_paused(should_pause, should_stop) is None:
+        if should_stop is not None and should_stop():
             break
         if method in have:
             continue
@@ -111,8 +108,6 @@ class PreparedRankers(QObject):
         self._deferred = False  # the open model's methods wait for its run to end
         self._every_document = None  # FIRST_BASELINE over every document, while it is measured
         state.retraining_changed.connect(lambda: QTimer.singleShot(0, self._run_ended))
-        state.runner.finished.connect(lambda slot: self._pause_preparing(False)
-                                      if slot == "query-ranker" else None)
 
     def get(self, method: str):
         return self._built.get(method) if self._is_open(*self._for) else None
@@ -190,7 +185,6 @@ class PreparedRankers(QObject):
                                                             m not in NEEDS_MODEL)]
         self.state.runner.start(
             "rankers", prepare_rankers, methods, model, collection, have=self._built.keys(),
-            pausable=True,
             on_progress=lambda events: self._prepared(events, model, collection),
             on_success=lambda _built: self._done(),
             on_failure=lambda exc, tb: self._done(f"The methods could not all be prepared: "
@@ -206,13 +200,6 @@ class PreparedRankers(QObject):
             on_success=lambda ranker: self._add(method, ranker, model, collection),
             on_failure=lambda exc, tb: self.state.message.emit(
                 f"{label(method)} is not available: {exc}"))
-        self._pause_preparing(True)
-
-    def _pause_preparing(self, paused: bool) -> None:
-        """The methods not chosen wait while a chosen one is built (`want`)."""
-        preparing = self.state.runner.running("rankers")
-        if preparing is not None:
-            preparing.set_paused(paused)
 
     def _prepared(self, events: list, model, collection) -> None:
         for done, total, method, ranker in events:

@@ -71,34 +71,3 @@ def test_every_method_is_prepared_in_the_background_once_a_model_opens(qtbot, wi
         qp.method_combo.setCurrentIndex(qp.method_combo.findData(method))
         assert qp.ranked_by == method  # ranked at once, by a ranker prepared before
         assert runner.running("query-ranker") is None
-
-
-def test_the_methods_not_chosen_wait_while_the_chosen_one_is_built(collection):
-    """Each of them looks before it is built whether a chosen method is being built."""
-    from expert_gui.gui.prepared_rankers import prepare_rankers
-
-    said = []
-    answers = iter([True, True])  # paused twice, then free
-
-    def should_pause():
-        said.append(paused := next(answers, False))
-        return paused
-
-    prepare_rankers(["tfidf", "model1-d"], None, collection, should_pause=should_pause,
-                    progress=lambda event: said.append(event[2] if event[3] else None))
-    assert said == [True, True, False, None, "tfidf", False, None, "model1-d"]
-
-
-def test_a_method_chosen_as_the_model_opens_is_built_before_the_others(qtbot, window,
-                                                                        collection):
-    """LSI chosen at the load on DPDK had shared two cores with the preparation of the rest."""
-    open_collection(qtbot, window)
-    runner, qp = window.state.runner, window.query_panel
-    window.state.set_model(random_model(collection), None)
-    preparing = runner.running("rankers")
-    qp.method_combo.setCurrentIndex(qp.method_combo.findData("lsi"))
-    assert runner.running("query-ranker") is not None and preparing.paused
-    qp.set_query("disk cache")
-    qtbot.waitUntil(lambda: qp.ranked_by == "lsi", timeout=60_000)
-    qtbot.waitUntil(lambda: not preparing.paused, timeout=60_000)  # then the rest
-    qtbot.waitUntil(lambda: qp.rankers.get("tfidf") is not None, timeout=60_000)

@@ -201,7 +201,7 @@ def train(collection: Collection, settings: TrainSettings = TrainSettings(), *,
         losses.start_epoch(run)
         meter.restart()  # the epoch's rate leaves out the measures after the last one
         while run.batch < run.steps_per_epoch:
-            paused = wait_while_paused(should_pause, should_stop)
+            paused = _wait_while_paused(should_pause, should_stop)
             if paused is None:
                 stopped = True
                 break
@@ -355,7 +355,7 @@ def _end_epoch(run: _Run, net, data: DeviceInstances, val_idx, settings,
         run.bad_epochs += 1
 
 
-def wait_while_paused(should_pause, should_stop) -> float | None:
+def _wait_while_paused(should_pause, should_stop) -> float | None:
     """Block while paused; None when the run should stop, else the seconds spent paused."""
     start = None
     while True:
