@@ -6,7 +6,7 @@ from rankers_helpers import tiny_collection
 
 from expert_gui.core.data.candidates import match_candidates, read_candidates
 from expert_gui.core.errors import InputFileError, QueryError
-from expert_gui.core.rankers.candidates import Restricted
+from expert_gui.core.rankers.candidates import Restricted, on_people
 from expert_gui.core.rankers.methods import make_ranker
 
 IDS = ["p1", "p2", "p3", "p4"]
@@ -52,3 +52,14 @@ def test_restricted_rankings_keep_the_methods_order_and_scores():
     with pytest.raises(QueryError, match="does not rank"):
         Restricted(ranker, ["nobody"])
     assert np.all(np.diff(within.scores) <= 0)
+
+
+def test_a_ranking_of_more_people_is_put_in_the_order_of_fewer():
+    """A baseline over every document ranks people a model trained without some never saw."""
+    ranking = make_ranker("tfidf", collection=tiny_collection()).rank("ring")
+    model_people = [p for p in reversed(ranking.person_ids) if p != ranking.top(1)[0][0]]
+    moved = on_people(ranking, model_people)
+    assert moved.person_ids == model_people
+    assert [p for p, _ in moved.top()] == [p for p, _ in ranking.top()
+                                           if p in model_people]
+    assert list(moved.scores) == [s for p, s in ranking.top() if p in model_people]

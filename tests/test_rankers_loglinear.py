@@ -1,3 +1,4 @@
+import dataclasses
 import math
 
 import numpy as np
@@ -150,3 +151,12 @@ def test_explain_gives_each_word_log_prob_and_supporting_documents(collection, m
     assert ranker.explain(ranking, alice).documents == ()
     with pytest.raises(QueryError):
         ranker.explain(ranking, 99)
+
+
+def test_explain_leaves_out_a_word_another_method_knew_and_the_model_does_not(collection,
+                                                                               model):
+    """A baseline over every document knows a word only the held-out documents hold."""
+    ranker = LogLinearRanker(model)
+    ranking = dataclasses.replace(ranker.rank("lockless"), known_words=("lockless", "zorblax"))
+    why = ranker.explain(ranking, collection.person_index["alice"])
+    assert [w for w, _ in why.word_log_probs] == ["lockless"]

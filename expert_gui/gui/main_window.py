@@ -67,7 +67,9 @@ BUSY_LABELS = {"load": "loading", "model": "opening the model", "model2": "index
                "profile": "profiling", "profile-topics": "ranking topics for profiles",
                "people-map": "mapping people", "export": "exporting embeddings",
                "report": "writing the report", "query-ranker": "indexing for the query",
-               "rankers": "preparing the methods", "reviewers-load": "reading the papers",
+               "rankers": "preparing the methods",
+               "every-document": "indexing every document for the words held out",
+               "reviewers-load": "reading the papers",
                "reviewers-run": "assigning reviewers", "reviewers-export": "saving the assignment"}
 
 
@@ -179,10 +181,12 @@ class MainWindow(QMainWindow):
         self.shortcuts = ShortcutsEverywhere(self, self.shortcut_actions)
         self.session = Session(self, settings())
         self.resize(self._default_size())
-        self._restore_layout()
+        # Before the layout is restored: Qt restores a maximized window's layout once it has its
+        # size, and a bar added in between is left out of it, its "Got it" over the menus.
         self.welcome_bar: QToolBar | None = None
         if not read_flag(settings(), "welcome/dismissed"):
             self.show_welcome()
+        self._restore_layout()
 
     # -- building ---------------------------------------------------------------------------------
     def _build_docks(self) -> None:

@@ -11,7 +11,10 @@ any other), only the methods chosen are built, the rest once the run has ended: 
 one beside the second run on DPDK (1 epoch, the shared two-core machine) took it from 19-20 s
 with no model open to 36-49 s, building only the chosen auto to 23-29 s; and a run started
 while they were prepared showed a first time left 2.5-4 times too long. The method being built
-when a run starts is finished first (the Training panel holds the run's steps until then)."""
+when a run starts is finished first (the Training panel holds the run's steps until then).
+While the measured model answers, the first baseline over every document is built too
+(`over_every_document`): it answers the words only the held-out documents hold, which the
+measured model's rankers do not know."""
 
 from __future__ import annotations
 
@@ -30,6 +33,9 @@ PREPARED = ("auto", "model2-jm", "model1-d", "model1-jm", "model2-d", "model1-d-
             "ensemble", "lsi")
 # The methods that need a model (without one, only the baselines are prepared).
 NEEDS_MODEL = ("auto", "loglinear", "ensemble")
+# The baseline that answers without a model, and over every document while the measured model
+# answers: the strongest baseline on DPDK's topics (docs/results).
+FIRST_BASELINE = "model1-d"
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,7 @@ class PreparedRankers(QObject):
 
     ready = Signal(str, object)  # method, its ranker (for the model and collection open now)
     variant_ready = Signal(str, object, object)  # method, Variant, Built
+    every_document_ready = Signal()  # over_every_document has its ranker
 
     def __init__(self, state, parent: QObject | None = None):
         super().__init__(parent)
@@ -102,6 +109,7 @@ class PreparedRankers(QObject):
         self._for: tuple = (None, None)  # the model and collection they are for
         self._building = ""  # the method the preparing worker builds now
         self._deferred = False  # the open model's methods wait for its run to end
+        self._every_document = None  # FIRST_BASELINE over every document, while it is measured
         state.retraining_changed.connect(lambda: QTimer.singleShot(0, self._run_ended))
         state.runner.started.connect(self._started)
         state.runner.finished.connect(
@@ -109,6 +117,13 @@ class PreparedRankers(QObject):
 
     def get(self, method: str):
         return self._built.get(method) if self._is_open(*self._for) else None
+
+    def over_every_document(self):
+        """While the measured model answers: FIRST_BASELINE's ranker over every document (the
+        held-out ones too), once built; None otherwise."""
+        if self._is_open(*self._for) and self.state.measured_answers():
+            return self._every_document
+        return None
 
     def get_variant(self, method: str, variant: Variant) -> Built | None:
         return self._variants.get((method, variant)) if self._is_open(*self._for) else None
@@ -143,6 +158,7 @@ class PreparedRankers(QObject):
             return
         model, collection = self._for = self.state.model, self.state.collection
         self._built, self._variants, self._building = {}, {}, ""
+        self._every_document = None
         self.state.runner.stop("query-ranker")  # a ranker of the model or collection before
         if collection is None:
             self.state.runner.stop("rankers")
@@ -150,6 +166,10 @@ class PreparedRankers(QObject):
         self._deferred = self._run_trains()
         if self._deferred:  # a run trains on the same CPU: only what is chosen
             self.state.runner.stop("rankers")
+            if self.state.measured_answers():
+                self.state.runner.start(
+                    "every-document", build_ranker, FIRST_BASELINE, None, collection,
+                    on_success=lambda ranker: self._add_every_document(ranker, model, collection))
             return
         self._prepare_all(chosen)
 
@@ -162,6 +182,11 @@ class PreparedRankers(QObject):
         if slot == "training" and self.state.runner.running("rankers") is not None:
             self._deferred = True
             self.state.runner.stop("rankers")
+
+    def _add_every_document(self, ranker, model, collection) -> None:
+        if self._is_open(model, collection) and self._is_open(*self._for):
+            self._every_document = ranker
+            self.every_document_ready.emit()
 
     def _run_ended(self) -> None:
         """The run ended (or the one that trained the open measured model again kept it):

@@ -287,16 +287,17 @@ class ColumnFitter(QObject):
             self.fit()
         return False
 
-    def natural_width(self, column: int) -> int:
-        return max(self.table.sizeHintForColumn(column),
-                   self.table.horizontalHeader().sectionSizeHint(column))
+    def natural_width(self, column: int, cells: int | None = None) -> int:
+        """Its cells' width (`cells`, when `fit` has it already) or its header's."""
+        cells = self.table.sizeHintForColumn(column) if cells is None else cells
+        return max(cells, self.table.horizontalHeader().sectionSizeHint(column))
 
-    def content_width(self, column: int) -> int:
+    def content_width(self, column: int, cells: int | None = None) -> int:
         """A `content` column's width: its cells', and of its header only a few characters
         more (a long header, "Auto (fusion): weighted sum of z-scores", is shortened, whole in
         its tooltip, rather than take the names' room; `fit` gives it whole where the names
         leave room)."""
-        cells = self.table.sizeHintForColumn(column)
+        cells = self.table.sizeHintForColumn(column) if cells is None else cells
         spare = self.HEADER_SPARE * self.table.fontMetrics().averageCharWidth()
         return max(cells, min(self.table.horizontalHeader().sectionSizeHint(column),
                               cells + spare))
@@ -305,13 +306,15 @@ class ColumnFitter(QObject):
         table = self.table
         available = table.viewport().width()
         elastic = tuple(c for c in self.elastic if c not in self.omitted)
-        widths = {c: self.content_width(c) for c in self.content}
+        # Each column's cells measured once (every row's size hint: most of a fit's time).
+        cells = {c: table.sizeHintForColumn(c) for c in (*self.content, *elastic)}
+        widths = {c: self.content_width(c, cells[c]) for c in self.content}
         room = available - sum(widths.values()) - self.MIN_ELASTIC * len(elastic)
         wanted = sum(self.fixed.values())
         scale = 1.0 if room >= wanted else max(room, 0) / max(wanted, 1)
         widths.update({c: max(int(w * scale), self.MIN_FIXED) for c, w in self.fixed.items()})
         left = max(available - sum(widths.values()), 0)
-        natural = {c: max(self.natural_width(c), 1) for c in elastic}
+        natural = {c: max(self.natural_width(c, cells[c]), 1) for c in elastic}
         readable = self.READABLE * table.fontMetrics().averageCharWidth()
         hidden = set(self.omitted)
         if elastic:
@@ -319,7 +322,7 @@ class ColumnFitter(QObject):
                 widths.update(natural)
                 spare = left - sum(natural.values())
                 for c in self.content:
-                    wider = min(max(self.natural_width(c) - widths[c], 0), spare)
+                    wider = min(max(self.natural_width(c, cells[c]) - widths[c], 0), spare)
                     widths[c] += wider
                     spare -= wider
                 widths[elastic[-1]] += spare

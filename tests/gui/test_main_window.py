@@ -73,6 +73,33 @@ def test_the_layout_is_remembered(qtbot):
     assert (second.width(), second.height()) == (first.width(), first.height()) == (790, 560)
 
 
+def maximized_window(qtbot) -> MainWindow:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.showMaximized()
+    available = win.screen().availableGeometry()
+    qtbot.waitUntil(lambda: win.frameGeometry().size() == available.size(), timeout=5000)
+    return win
+
+
+def test_a_maximized_relaunch_keeps_the_welcome_below_the_menus(qtbot):
+    """Never dismissed, the welcome of a window that was maximized when it closed: in its bar
+    under the menus, and File's place in the menu bar is the menu bar's (a stray "Got it" had
+    sat over File and Model, and a click on File did nothing)."""
+    first = maximized_window(qtbot)
+    first.close()
+    win = maximized_window(qtbot)
+    try:
+        bar = win.welcome_bar
+        assert win.toolBarArea(bar) == Qt.ToolBarArea.TopToolBarArea
+        assert bar.geometry().top() >= win.menuBar().geometry().bottom()
+        file_menu = win.menuBar().actions()[0]
+        assert win.childAt(win.menuBar().actionGeometry(file_menu).center()) is win.menuBar()
+    finally:
+        for w in (first, win):
+            w.state.runner.stop_all()
+
+
 def test_a_dropped_folder_opens_as_a_collection(qtbot, window, collection_path):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(collection_path))])

@@ -17,6 +17,7 @@ from expert_gui.core.evaluation import calibration
 from expert_gui.core.evaluation.every_document import retrained
 from expert_gui.core.store.model_folders import COMPLETE, read_model_folder
 from expert_gui.gui.panels.training.panel import step_text
+from expert_gui.gui.prepared_rankers import FIRST_BASELINE
 
 pytestmark = pytest.mark.gui
 
@@ -50,14 +51,14 @@ def second_run(monkeypatch):
 
 def train_until_the_second_run(qtbot, window, tmp_path, held):
     """Train with the Train button until the second run is held and the measured model open;
-    the state and the training and query panels."""
-    folder, _ = planted_copy(tmp_path)
+    the state, the training and query panels, and the authors of the document with PLANTED."""
+    folder, authors = planted_copy(tmp_path)
     open_collection(qtbot, window, folder)
     set_training(window, seed=0)
     window.training_panel.start_training()
     qtbot.waitUntil(held.is_set, timeout=180_000)
     qtbot.waitUntil(lambda: window.state.model is not None, timeout=60_000)
-    return window.state, window.training_panel, window.query_panel
+    return window.state, window.training_panel, window.query_panel, authors
 
 
 def ranked_by_auto(qtbot, window, query: str) -> None:
@@ -95,7 +96,7 @@ def no_longer_said_measured(window) -> None:
 def test_the_measured_model_is_listed_and_answers_while_it_is_trained_again(
         qtbot, window, tmp_path, second_run):
     held, go, _ = second_run
-    state, tp, qp = train_until_the_second_run(qtbot, window, tmp_path, held)
+    state, tp, qp, authors = train_until_the_second_run(qtbot, window, tmp_path, held)
     run = tp._model_folder
     assert tp.is_training() and state.model_path == run
     model = state.model
@@ -137,11 +138,19 @@ def test_the_measured_model_is_listed_and_answers_while_it_is_trained_again(
     assert row["model"] == f"{run} (the measured model, before training again on every document)"
     qp.method_combo.setCurrentIndex(qp.method_combo.findData("lsi"))  # built when chosen
     qtbot.waitUntil(lambda: qp.ranked_by == "lsi", timeout=60_000)
-    # which has not seen the held-out documents: a word only they hold is unknown to it
+    # which has not seen the held-out documents: a word only they hold is answered by the
+    # first baseline over every document, and the line under the query says so
     qp.set_query(PLANTED)
-    qtbot.waitUntil(lambda: qp.ranking is not None and qp.ranking.query == PLANTED,
-                    timeout=60_000)
-    assert qp.ranking.no_known_words
+    qtbot.waitUntil(lambda: qp.ranking is not None and qp.ranking.query == PLANTED
+                    and qp.ranked_by == FIRST_BASELINE, timeout=60_000)
+    assert not qp.ranking.no_known_words and qp.ranking.known_words == (PLANTED,)
+    assert qp.results.item(0, 1).text() in authors
+    said = qp.words_label.text()
+    assert f"Model 1 (d) over every document: only the held-out documents hold “{PLANTED}”" \
+        in said and "which LSI over the measured model’s documents does not know" in said
+    assert "nobody can be ranked" not in said
+    qp.set_query(QUERY)  # words the measured model knows: its LSI again
+    assert qp.ranked_by == "lsi" and "over every document" not in qp.words_label.text()
     go.set()
     qtbot.waitUntil(lambda: not tp.is_training() and state.model is not None
                     and retrained(state.model) is not None, timeout=180_000)
@@ -151,7 +160,7 @@ def test_the_measured_model_is_listed_and_answers_while_it_is_trained_again(
 def test_the_end_of_the_second_run_switches_to_the_final_model_keeping_query_and_person(
         qtbot, window, tmp_path, second_run):
     held, go, _ = second_run
-    state, tp, qp = train_until_the_second_run(qtbot, window, tmp_path, held)
+    state, tp, qp, _ = train_until_the_second_run(qtbot, window, tmp_path, held)
     measured = state.model
     ranked_by_auto(qtbot, window, QUERY)
     chosen = choose_last_person(window)
@@ -176,7 +185,7 @@ def test_the_end_of_the_second_run_switches_to_the_final_model_keeping_query_and
 def test_stopped_while_training_again_the_measured_model_stays_and_the_app_says_so(
         qtbot, window, tmp_path, second_run):
     held, go, _ = second_run
-    state, tp, qp = train_until_the_second_run(qtbot, window, tmp_path, held)
+    state, tp, qp, _ = train_until_the_second_run(qtbot, window, tmp_path, held)
     run, measured = tp._model_folder, state.model
     ranked_by_auto(qtbot, window, QUERY)
     chosen = choose_last_person(window)
@@ -205,7 +214,7 @@ def test_stopped_while_training_again_the_measured_model_stays_and_the_app_says_
 def test_a_second_run_that_fails_leaves_the_measured_model_open_and_says_so(
         qtbot, window, tmp_path, second_run):
     held, go, failure = second_run
-    state, tp, _ = train_until_the_second_run(qtbot, window, tmp_path, held)
+    state, tp, _, _ = train_until_the_second_run(qtbot, window, tmp_path, held)
     run, measured = tp._model_folder, state.model
     failure.append(RuntimeError("out of memory"))
     go.set()

@@ -7,7 +7,7 @@ import html
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from rankers_helpers import p_expert_fit
 
 from expert_gui.core.rankers.methods import make_ranker
@@ -319,3 +319,28 @@ def test_the_name_column_is_left_out_where_names_only_repeat_the_ids(panel, mode
     panel.state.set_model(model, None)
     panel.set_query("cache")
     assert not table.isColumnHidden(2)
+
+
+def test_the_completion_list_leaves_the_line_under_the_query_readable(qtbot, panel):
+    """The list of words opens below the line that explains the ranking, not over it."""
+    panel.resize(1000, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_query("disk cache")
+    explanation = panel.words_label
+    assert explanation.text()
+    panel.query_edit.setFocus()
+    panel.query_edit.clear()
+    qtbot.keyClicks(panel.query_edit, "c")
+    popup = panel.completer.popup()
+    qtbot.waitUntil(popup.isVisible, timeout=5_000)
+
+    def line():
+        return explanation.rect().translated(explanation.mapToGlobal(QPoint(0, 0)))
+
+    assert not popup.geometry().intersects(line())
+    assert popup.geometry().top() >= line().bottom()
+    height = explanation.height()
+    explanation.setText(explanation.text() + "<br>a line more")  # it grows under the open list
+    qtbot.waitUntil(lambda: explanation.height() > height, timeout=5_000)
+    qtbot.waitUntil(lambda: popup.geometry().top() >= line().bottom(), timeout=5_000)

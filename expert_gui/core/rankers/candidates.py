@@ -37,3 +37,15 @@ class Restricted(WrappedRanker, BatchRanker):
 
     def score_batch(self, queries: Sequence[Query]) -> Scores:
         return replace(self.ranker.score_batch(queries), candidates=self.candidates)
+
+
+def on_people(ranking: Ranking, person_ids: Sequence[str]) -> Ranking:
+    """`ranking` as a ranking of `person_ids` (a model's people, some of the ranker's): its
+    people among them, in its order, indexed into `person_ids`; the others left out."""
+    index = {p: i for i, p in enumerate(person_ids)}
+    ranked = [index.get(ranking.person_ids[p], -1) for p in ranking.people]
+    keep = np.array([i >= 0 for i in ranked], dtype=bool)
+    return replace(ranking, person_ids=person_ids,
+                   people=np.array(ranked, dtype=np.int64)[keep], scores=ranking.scores[keep],
+                   p_expert=None if ranking.p_expert is None else ranking.p_expert[keep],
+                   probabilities=None, candidates=None)

@@ -163,10 +163,11 @@ class LogLinearRanker(BatchRanker):
     def explain(self, ranking: Ranking, person: int, collection: Collection | None = None,
                 n_documents: int = 5) -> Explanation:
         """Each known query word's log P(c|w) for `person`, and (given the collection) the
-        person's documents that hold the most query-word occurrences."""
+        person's documents that hold the most query-word occurrences. A word another method
+        knew and the model does not (one only its held-out documents hold) has no P(c|w)."""
         if not 0 <= person < len(self.person_ids):
             raise QueryError(f"no person with index {person}")
-        words = list(dict.fromkeys(ranking.known_words))
+        words = [w for w in dict.fromkeys(ranking.known_words) if w in self.model.vocab.index]
         ids = np.array([self.model.vocab.index[w] for w in words], dtype=np.int64)
         contributions = ()
         if len(ids):
@@ -189,13 +190,26 @@ def supporting_documents(collection: Collection, person_id: str, words: list[str
     if person is None or not vocab_ids:
         return ()
     wanted = np.fromiter(vocab_ids, dtype=np.int64)
-    found = []
-    for d in collection.documents_of(person):
-        tokens = collection.doc_tokens(int(d))
-        hits = tokens[np.isin(tokens, wanted)]
-        if len(hits):
-            distinct = tuple(vocab_ids[int(t)] for t in np.unique(hits))
-            found.append((-len(hits), -len(distinct), int(d), distinct))
-    found.sort()
-    return tuple(SupportingDocument(d, collection.doc_ids[d], -neg, distinct)
-                 for neg, _, d, distinct in found[:n])
+    # Every token of the person's documents at once: a loop over the documents took 0.1 s of
+    # each typed query on DPDK for a person with thousands of commits.
+    docs = collection.documents_of(person)
+    offsets = np.asarray(collection.doc_offsets)
+    lengths = offsets[docs + 1] - offsets[docs]
+    owner = np.repeat(np.arange(len(docs)), lengths)  # the document (of `docs`) of each token
+    positions = np.arange(len(owner)) + np.repeat(offsets[docs] - (np.cumsum(lengths) - lengths),
+                                                  lengths)
+    tokens = np.asarray(collection.tokens[positions]).astype(np.int64)
+    hit = np.isin(tokens, wanted)
+    owner, tokens = owner[hit], tokens[hit]
+    hits = np.bincount(owner, minlength=len(docs))
+    width = int(wanted.max()) + 1
+    pairs = np.unique(owner * width + tokens)  # each document's distinct words, in order
+    pair_owner = pairs // width
+    distinct = np.bincount(pair_owner, minlength=len(docs))
+    found = np.flatnonzero(hits)
+    order = found[np.lexsort((docs[found], -distinct[found], -hits[found]))][:n]
+    firsts = np.searchsorted(pair_owner, order)
+    return tuple(SupportingDocument(
+        int(docs[k]), collection.doc_ids[int(docs[k])], int(hits[k]),
+        tuple(vocab_ids[int(t)] for t in pairs[first:first + distinct[k]] % width))
+        for k, first in zip(order, firsts, strict=True))

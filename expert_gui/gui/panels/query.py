@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from expert_gui.core.errors import QueryError
 from expert_gui.core.evaluation.tables import label
-from expert_gui.core.rankers.candidates import Restricted
+from expert_gui.core.rankers.candidates import Restricted, on_people
 from expert_gui.core.rankers.loglinear import LogLinearRanker
 from expert_gui.core.rankers.methods import make_ranker
 from expert_gui.core.rankers.names import METHODS
@@ -58,10 +58,15 @@ from expert_gui.gui.panels.query_options import (
     no_p_expert,
     variant_words,
 )
-from expert_gui.gui.panels.query_texts import ModelTexts
+from expert_gui.gui.panels.query_texts import ModelTexts, held_out_note
 from expert_gui.gui.panels.query_values import VALUE_HEADER, score_bars, shown_values
 from expert_gui.gui.people_filter import PeopleFilterDialog
-from expert_gui.gui.prepared_rankers import NEEDS_MODEL, PreparedRankers, Variant
+from expert_gui.gui.prepared_rankers import (
+    FIRST_BASELINE,
+    NEEDS_MODEL,
+    PreparedRankers,
+    Variant,
+)
 from expert_gui.gui.state import AppState
 from expert_gui.gui.widgets import (
     BarDelegate,
@@ -78,10 +83,6 @@ DEFAULT_DEPTH = 50
 SHOWN_WORDS = 16  # query words named in the line under the query (a pasted paper has hundreds)
 
 
-# The baseline chosen before any model is trained (the methods of NEEDS_MODEL come after).
-FIRST_BASELINE = "model1-d"  # the strongest baseline on DPDK's topics (docs/results)
-
-
 class QueryPanel(Explanation, ModelTexts, RankingExport, QWidget):
     def __init__(self, state: AppState, parent: QWidget | None = None):
         super().__init__(parent)
@@ -92,6 +93,7 @@ class QueryPanel(Explanation, ModelTexts, RankingExport, QWidget):
         self.loglinear_ranking = None  # of the current query, always: P(c|q) and the entropy
         self.ranking = None  # of the current query by the chosen method
         self.ranked_by = ""  # the method that made `ranking` (the log-linear one until ready)
+        self._held_out_words = ()  # of `ranking`'s words, those only the held-out documents hold
         self.variant = Variant()  # the query's kind and recency, as chosen
         self.ranked_variant = Variant()  # those of `ranking`
         self.recency_text = ""  # what the recency of `ranking` did to the documents
@@ -148,6 +150,7 @@ class QueryPanel(Explanation, ModelTexts, RankingExport, QWidget):
         self.words_label.setWordWrap(True)
         self.words_label.setTextFormat(Qt.TextFormat.RichText)
         self.words_label.linkActivated.connect(self._link)
+        self.completer.keep_clear_of(self.words_label)
 
         # P(c|q) and its bar keep their width; names, then ids, take the rest, shortened with
         # "…" when the panel is narrow (an id too short to read is hidden), so every number
@@ -226,6 +229,8 @@ class QueryPanel(Explanation, ModelTexts, RankingExport, QWidget):
         self.rankers = PreparedRankers(state, self)
         self.rankers.ready.connect(self._ranker_ready)
         self.rankers.variant_ready.connect(self._variant_ready)
+        self.rankers.every_document_ready.connect(
+            lambda: self.run_query() if self.ranking and self.ranking.unknown_words else None)
         self._training_for = None  # the collection a run is training a model for
         self._query_path = None  # the collection the query box's text was typed for
         self._text_at_load = None  # the query box's text when a collection began to load
@@ -519,12 +524,28 @@ class QueryPanel(Explanation, ModelTexts, RankingExport, QWidget):
             ranker = among(ranker, people)
         ranking = ranker.rank(text) if people or ranker is not self.ranker else \
             self.loglinear_ranking
-        self.ranking = ranking
+        self.ranking = ranking = self._over_every_document(text, ranking)
         self._show_words(ranking)
         self._show_ranking(ranking)
         self.export_button.setEnabled(len(ranking) > 0)
         if self.loglinear_ranking is not None:
             self.state.set_ranking(self.loglinear_ranking)
+
+    def _over_every_document(self, text: str, ranking):
+        """While the measured model answers, a topic with words only the held-out documents
+        hold is ranked by FIRST_BASELINE over every document, which holds them."""
+        whole = None if self.variant else self.rankers.over_every_document()
+        answer = None
+        if whole is not None and ranking.unknown_words:
+            answer = on_people((among(whole, self.state.people) if self.state.people else whole)
+                               .rank(text), self.state.model.person_ids)
+        known = set(ranking.known_words)
+        self._held_out_words = tuple(dict.fromkeys(
+            w for w in (answer.known_words if answer else ()) if w not in known))
+        if not self._held_out_words:
+            return ranking
+        self.ranked_by = FIRST_BASELINE
+        return answer
 
     def _show_words(self, ranking) -> None:
         parts = []
@@ -563,6 +584,8 @@ class QueryPanel(Explanation, ModelTexts, RankingExport, QWidget):
 
     def _method_note(self, ranking) -> str:
         """Which method ranked, and for auto with what and why; what recency did."""
+        if self._held_out_words:
+            return held_out_note(self._held_out_words, self.method())
         note = label(self.ranked_by)
         variant = self.ranked_variant
         if "label" in ranking.extra:

@@ -1,6 +1,7 @@
 """What the query panel says before it has a ranking to show: the open model (partial, or the
 measured one answering while its run trains it again), or, without a model, which baselines
-answer now and the saved models of the collection to open. `ModelTexts` is mixed into
+answer now and the saved models of the collection to open; and why a word only the held-out
+documents hold is answered by a baseline over every document. `ModelTexts` is mixed into
 `QueryPanel` (query.py; it uses the panel's state, method, `_dropped` and `_training_for`)."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from expert_gui.core.store.model_folders import (
     list_model_folders,
     partial_text,
 )
+from expert_gui.gui.prepared_rankers import FIRST_BASELINE
 
 
 class ModelTexts:
@@ -75,3 +77,10 @@ def saved_models_text(collection, then: str = "query here") -> str:
     more = f" and {len(saved) - 3} more in the Training panel" if len(saved) > 3 else ""
     return (f"No model open for <b>{name}</b>. Open one trained on it (newest first): "
             f"{links}{more}; or train a new one (Ctrl+T).")
+
+
+def held_out_note(words, method: str) -> str:
+    """Why FIRST_BASELINE over every document ranked a query instead of the chosen method."""
+    quoted = ", ".join(f"“{w}”" for w in words)
+    return (f"{label(FIRST_BASELINE)} over every document: only the held-out documents hold "
+            f"{quoted}, which {label(method)} over the measured model’s documents does not know")
