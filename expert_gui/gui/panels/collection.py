@@ -167,11 +167,11 @@ class CollectionPanel(QWidget):
         self.merge_button.setToolTip("Select two people who are one: their documents become "
                                      "one person's (kept in the collection's people edits)")
         self.merge_button.clicked.connect(self.merge_selected)
-        self.split_button = QPushButton("Split a spelling off…")
-        self.split_button.setToolTip("The documents that write the selected person one way "
-                                     "become another person's")
+        self.split_button = QPushButton("Split off…")  # short: three buttons share a row
+        self.split_button.setToolTip("Split a spelling off: the documents that write the "
+                                     "selected person one way become another person's")
         self.split_button.clicked.connect(self.split_selected)
-        self.undo_button = QPushButton("Undo people edit")
+        self.undo_button = QPushButton("Undo edit")
         self.undo_button.clicked.connect(self.undo_edit)
         self.people_view.selectionModel().selectionChanged.connect(
             lambda *_: self._show_edit_buttons())

@@ -136,9 +136,9 @@ class ProfilePanel(QWidget):
                                      "this person's (kept in the collection's people edits)")
         self.merge_button.clicked.connect(
             lambda: self._person and self.editor.ask_merge_into(self._person))
-        self.split_button = QPushButton("Split a spelling off…")
-        self.split_button.setToolTip("The documents that write this person one way become "
-                                     "another person's")
+        self.split_button = QPushButton("Split off…")
+        self.split_button.setToolTip("Split a spelling off: the documents that write this "
+                                     "person one way become another person's")
         self.split_button.clicked.connect(
             lambda: self._person and self.editor.ask_split(self._person))
 
@@ -248,10 +248,15 @@ class ProfilePanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.person_edit, 1)
         for w in (show, self.k_spin, QLabel("Words by:"), self.score_combo, QLabel("Timeline:"),
-                  self.period_combo, self.merge_button, self.split_button):
+                  self.period_combo):
             top.addWidget(w)
+        edits = QHBoxLayout()  # a row of its own: beside the rest it widened every narrow dock
+        edits.addStretch(1)
+        edits.addWidget(self.merge_button)
+        edits.addWidget(self.split_button)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addLayout(edits)
         layout.addWidget(self.status)
         layout.addWidget(main, 1)
 

@@ -69,6 +69,7 @@ class Bibliography:
             documents.append((first, text.text, occurrences, authors, date))
         person_ids, names = people.resolve()
         spellings = [people.spelling(k) for k in range(len(person_ids))]
+        as_read = person_ids
         if self.builder.people_edits is not None:
             person_ids = self.builder.people_edits.apply(person_ids, names, self.report,
                                                          spellings)
@@ -81,16 +82,19 @@ class Bibliography:
         named: set[str] = set()
         for first, text, occurrences, _, date in documents:
             doc_id = self._unique_id(first, used)
-            ids = {}
+            ids, read_as = [], {}
             for k in occurrences:
                 pid = person_ids[k]
                 if pid not in named:
                     named.add(pid)
                     self.builder.add_person(pid, names[pid], first.file, first.line,
                                             affiliations=places[pid])
-                ids[pid] = None  # people merged by hand on one paper: one link
+                # people merged by hand on one paper are one link; one person written twice
+                # stays a repeat, which the builder reports
+                if read_as.setdefault(pid, as_read[k]) == as_read[k]:
+                    ids.append(pid)
             self.builder.add_document(doc_id, "\n".join(t for t in text if t), first.file,
-                                      first.line, people=list(ids), date=date)
+                                      first.line, people=ids, date=date)
         self.report.counts["records"] = len(records)
         if self._merge:
             self.report.counts["duplicates merged"] = len(records) - len(groups)
