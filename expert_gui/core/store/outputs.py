@@ -64,6 +64,7 @@ def new_folder(parent: str | Path, stem: str) -> Path:
     run (this app in another window, the same second) took that name first. Creating it is the
     choice, so two runs never pick the same folder."""
     parent = Path(parent).expanduser()
+    check_writable_folder(parent)  # says which folder is wrong (a file where the home should be)
     try:
         parent.mkdir(parents=True, exist_ok=True)
         for n in range(1, MAX_SAME_NAME + 1):

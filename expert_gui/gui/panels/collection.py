@@ -196,13 +196,12 @@ class CollectionPanel(QWidget):
         people = QWidget()
         pl = QVBoxLayout(people)
         pl.setContentsMargins(0, 0, 0, 0)
-        pl.addWidget(self.people_search)
-        pl.addWidget(self.people_view)
-        edits = QHBoxLayout()
+        search = QHBoxLayout()  # the edits beside the search: a row of their own made the
+        search.addWidget(self.people_search, 1)  # window too tall for a small screen
         for w in (self.merge_button, self.split_button, self.undo_button):
-            edits.addWidget(w)
-        edits.addStretch(1)
-        pl.addLayout(edits)
+            search.addWidget(w)
+        pl.addLayout(search)
+        pl.addWidget(self.people_view)
         docs = QSplitter(Qt.Orientation.Horizontal)
         docs.addWidget(self.documents_list)
         docs.addWidget(self.document_view)
