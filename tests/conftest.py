@@ -18,3 +18,15 @@ def _user_home(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def folder(fixtures, tmp_path):
+    """A writable copy of the TSV fixture, so tests may touch its files (a module may have a
+    `folder` of its own)."""
+    src = fixtures / "collections/folder_tsv"
+    dst = tmp_path / "folder"
+    dst.mkdir()
+    for f in src.iterdir():
+        (dst / f.name).write_bytes(f.read_bytes())
+    return dst

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import expert_gui
 from expert_gui.core.data import cache
 from expert_gui.core.data.loading import collection_cache, load_collection
@@ -17,16 +15,6 @@ from expert_gui.core.paths import cache_dir
 
 # The code under test, for the processes a test starts (the tree expert_gui was imported from).
 REPO = Path(expert_gui.__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def folder(fixtures, tmp_path):
-    src = fixtures / "collections/folder_tsv"
-    dst = tmp_path / "folder"
-    dst.mkdir()
-    for f in src.iterdir():
-        (dst / f.name).write_bytes(f.read_bytes())
-    return dst
 
 
 def left_beside(collection) -> list[str]:

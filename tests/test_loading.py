@@ -12,17 +12,6 @@ from expert_gui.core.errors import CollectionError
 from expert_gui.core.paths import cache_dir
 
 
-@pytest.fixture
-def folder(fixtures, tmp_path):
-    """A writable copy of the TSV fixture, so tests may touch its files."""
-    src = fixtures / "collections/folder_tsv"
-    dst = tmp_path / "folder"
-    dst.mkdir()
-    for f in src.iterdir():
-        (dst / f.name).write_bytes(f.read_bytes())
-    return dst
-
-
 def cached_folders():
     root = cache_dir() / "collections"
     return sorted(p.name for p in root.iterdir()) if root.exists() else []
